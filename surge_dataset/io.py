@@ -1,0 +1,107 @@
+"""Crash-safe file writing: nothing a user computed is ever left half-written."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+@contextlib.contextmanager
+def atomic_path(target: str | os.PathLike[str], *, suffix: str = "") -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it over ``target`` only if the block succeeds."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix + ".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def atomic_write_text(target: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
+    """Write ``text`` to ``target`` atomically (temporary file + fsync + rename)."""
+    with atomic_path(target) as tmp:
+        with open(tmp, "w", encoding=encoding) as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def atomic_write_json(target: str | os.PathLike[str], obj: Any, *, indent: int | None = 2) -> None:
+    """Serialise ``obj`` as UTF-8 JSON and write it atomically."""
+    atomic_write_text(target, json.dumps(obj, ensure_ascii=False, indent=indent) + "\n")
+
+
+@contextlib.contextmanager
+def atomic_directory(target: str | os.PathLike[str], *, overwrite: bool = False) -> Iterator[Path]:
+    """Yield a temporary folder beside ``target``; it replaces ``target`` only when the block succeeds.
+
+    On any error the temporary folder is removed, so ``target`` is either the old complete folder,
+    absent, or the new complete folder -- never a half-written one.
+    """
+    target = Path(target)
+    if target.exists() and not overwrite:
+        raise FileExistsError(f"{target} already exists (pass overwrite=True / --overwrite to replace it)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        yield tmp
+        if target.exists():
+            backup = target.with_name(f".{target.name}.old")
+            if backup.exists():
+                shutil.rmtree(backup)
+            os.replace(target, backup)
+            os.replace(tmp, target)
+            shutil.rmtree(backup)
+        else:
+            os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class JsonlJournal:
+    """Append-only JSON-lines journal: one line per finished unit of work, fsynced, torn tail ignored."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+
+    def read(self) -> list[dict[str, Any]]:
+        """All complete records; a torn last line (crash mid-write) is dropped."""
+        if not self.path.exists():
+            return []
+        records = []
+        with open(self.path, encoding="utf-8") as handle:
+            for line in handle:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
+        return records
+
+    def append(self, record: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(record, ensure_ascii=False)
+        with open(self.path, "a", encoding="utf-8") as handle:
+            # A previous crash may have left a torn line without a newline; start on a fresh line.
+            if handle.tell() > 0:
+                with open(self.path, "rb") as check:
+                    check.seek(-1, os.SEEK_END)
+                    if check.read(1) != b"\n":
+                        handle.write("\n")
+            handle.write(line + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
