@@ -1,0 +1,163 @@
+"""The ``surge`` command line: one typer sub-app per area, heavy imports deferred to the command."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(
+    name="surge",
+    help="SurGE benchmark for scientific survey generation: data, evaluation, retrieval, baselines.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+data_app = typer.Typer(help="Build, export, download and convert the SurGE datasets.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+console = Console(stderr=True)
+out_console = Console()
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _warn_to_console() -> None:
+    """Show library warnings (unknown fields, unassigned queries) as one readable line each."""
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+        console.print(f"[yellow]warning:[/] {message}", highlight=False)
+
+    warnings.showwarning = show
+
+
+def _parse_ids(text: str | None) -> list[int] | None:
+    """'0-40' or '1,2,5-7' -> ids."""
+    if text is None:
+        return None
+    ids: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            lo, hi = part.split("-", 1)
+            ids.extend(range(int(lo), int(hi) + 1))
+        else:
+            ids.append(int(part))
+    return ids
+
+
+@data_app.command("build")
+def data_build(
+    source: Path = typer.Option(..., "--source", help="Folder with surveys.json, corpus.json, queries.json."),
+    out: Path = typer.Option(Path("surge"), "--out", help="Output dataset folder (HF dataset layout)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists."),
+    test_ids: str = typer.Option("0-40", "--test-ids", help="Survey ids of the test split, e.g. '0-40'."),
+) -> None:
+    """Official JSON files -> Parquet shards per config, dataset card, corpus title index."""
+    from .data.build import build_dataset
+    from .data.validate import SurgeDataError
+
+    _warn_to_console()
+    try:
+        report = build_dataset(
+            source, out, overwrite=overwrite, test_ids=_parse_ids(test_ids) or [],
+            progress=lambda m: console.print(f"[dim]{m}[/]", highlight=False),
+        )
+    except (SurgeDataError, FileExistsError) as exc:
+        _fail(str(exc))
+    table = Table(title=f"SurGE dataset written to {out}")
+    for column in ("config", "split", "rows"):
+        table.add_column(column, justify="right" if column == "rows" else "left")
+    for config, splits in report.counts.items():
+        for split, n in splits.items():
+            table.add_row(config, split, f"{n:,}")
+    out_console.print(table)
+    if report.absent:
+        console.print(f"[yellow]absent (no config built):[/] {', '.join(report.absent)}")
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
+@data_app.command("export")
+def data_export(
+    data: Path = typer.Option(..., "--data", help="A built dataset folder."),
+    out: Path = typer.Option(..., "--out", help="Folder to write the official JSON files into."),
+) -> None:
+    """Built dataset -> the official surveys.json / corpus.json / queries.json (lossless)."""
+    from .data.export import export_dataset
+
+    try:
+        written = export_dataset(data, out)
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+    for config, n in written.items():
+        out_console.print(f"{out / (config + '.json')}: {n:,} records")
+
+
+@data_app.command("download")
+def data_download(
+    out: Path = typer.Option(Path("data"), "--out", help="Folder for the official JSON files."),
+    no_queries: bool = typer.Option(False, "--no-queries", help="Skip queries.json."),
+) -> None:
+    """Fetch the authors' files from Google Drive (resumable)."""
+    from .data.download import NetworkUnavailableError, download_official
+
+    try:
+        files = download_official(out, include_queries=not no_queries)
+    except NetworkUnavailableError as exc:
+        _fail(str(exc))
+    for file in files:
+        out_console.print(str(file))
+
+
+@data_app.command("push")
+def data_push(
+    data: Path = typer.Option(Path("surge"), "--data", help="A built dataset folder."),
+    repo_id: str = typer.Option(..., "--repo-id", help="Hub dataset repo, e.g. ORG/surge."),
+    private: bool = typer.Option(False, "--private"),
+) -> None:
+    """Upload a built dataset folder to the HuggingFace Hub."""
+    from .data.download import push_dataset
+
+    out_console.print(push_dataset(data, repo_id, private=private))
+
+
+@data_app.command("from-surveygen")
+def data_from_surveygen(
+    files: list[Path] = typer.Argument(..., help="SurveyGen gold-standard survey JSON files."),
+    out: Path = typer.Option(..., "--out", help="Folder for the three official JSON files."),
+    first_survey_id: int = typer.Option(0, "--first-survey-id"),
+) -> None:
+    """Convert SurveyGen gold surveys into the official SurGE JSON files (then `surge data build`)."""
+    from .data.surveygen import convert_surveygen, write_official_json
+
+    _warn_to_console()
+    try:
+        surveys, corpus, queries = convert_surveygen(files, first_survey_id=first_survey_id)
+    except ValueError as exc:
+        _fail(str(exc))
+    write_official_json(out, surveys, corpus, queries)
+    out_console.print(
+        f"{out}: {len(surveys)} surveys, {len(corpus)} corpus papers, {len(queries)} queries"
+    )
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover - interactive
+        console.print("[red]interrupted[/]")
+        sys.exit(130)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

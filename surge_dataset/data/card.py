@@ -1,0 +1,197 @@
+"""The dataset card (``README.md``): YAML ``configs`` + ``dataset_info`` so ``load_dataset`` needs no script."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import yaml
+
+CONFIG_ORDER = ("surveys", "corpus", "queries")
+
+FIELD_DOCS = {
+    "surveys": [
+        ("survey_id", "int64", "`survey_id`", "Survey id (0-204); also the folder name of a generated survey."),
+        ("survey_title", "string", "`survey_title`", "Title of the ground-truth survey."),
+        ("authors", "list<string>", "`authors`", "Authors."),
+        ("year", "string", "`year`", "Publication year, as a string (as published)."),
+        ("date", "string", "`date`", "ISO timestamp of publication."),
+        ("category", "string", "`category`", "Primary arXiv category, e.g. `cs.LG`."),
+        ("abstract", "string", "`abstract`", "Abstract of the survey."),
+        ("structure", "list<struct>", "`structure`",
+         "Flat list of nodes `{id, parent_id, title, content, extra}`; the node titled `root` is the root "
+         "and the tree is rebuilt by following `parent_id` (`surge_dataset.Survey.tree()`)."),
+        ("all_cites", "list<int64>", "`all_cites`",
+         "doc_ids of the corpus papers the survey cites (may be empty: valid data)."),
+        ("bertopic_cd", "float64", "`Bertopic_CD`", "Topic diversity computed by the authors with BERTopic."),
+        ("extra", "string", "(none)", "JSON object of fields not in the documented schema, kept losslessly; null if none."),
+    ],
+    "corpus": [
+        ("doc_id", "int64", "`doc_id`", "Paper id used by `all_cites`, `cites` and every run file."),
+        ("title", "string", "`Title`", "Paper title."),
+        ("authors", "list<string>", "`Authors`", "Authors."),
+        ("year", "string", "`Year`", "Year, as a string (as published)."),
+        ("date", "string", "`Date`", "Date of the arXiv version."),
+        ("abstract", "string", "`Abstract`", "Abstract."),
+        ("category", "string", "`Category`", "arXiv category."),
+        ("extra", "string", "(none)", "JSON object of unknown fields, or null."),
+    ],
+    "queries": [
+        ("original_id", "int64", "`original_id`", "Id of the section in the authors' extraction."),
+        ("query_id", "int64", "`query_id`", "Query id."),
+        ("date", "string", "`date`", "Date of the survey."),
+        ("year", "string", "`year`", "Year of the survey."),
+        ("category", "string", "`category`", "arXiv category of the survey."),
+        ("content", "string", "`content`", "Text of the section."),
+        ("prefix_titles", "list<list<string>>", "`prefix_titles`",
+         "Heading path as `[level, title]` pairs; the first is `[\"title\", <survey title>]`."),
+        ("prefix_titles_query", "string", "`prefix_titles_query`", "A question used as the retrieval query."),
+        ("cites", "list<int64>", "`cites`", "doc_ids cited in the section (the qrels)."),
+        ("cite_extract_rate", "float64", "`cite_extract_rate`", "Share of the section's citations resolved."),
+        ("origin_cites_number", "int64", "`origin_cites_number`", "Citations in the original section."),
+        ("survey_id", "int64", "(derived)",
+         "The survey whose title is `prefix_titles[0]`; null when none matches (split `unassigned`)."),
+        ("extra", "string", "(none)", "JSON object of unknown fields, or null."),
+    ],
+}
+
+
+def _split_files(folder: Path, config: str) -> dict[str, list[Path]]:
+    splits: dict[str, list[Path]] = {}
+    for path in sorted((folder / config).glob("*.parquet")):
+        splits.setdefault(path.name.split("-", 1)[0], []).append(path)
+    return splits
+
+
+def _size_category(n: int) -> str:
+    """The Hub's size bucket for the largest config."""
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                         (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):
+        if n < limit:
+            return label
+    return "10M<n<100M"
+
+
+def card_metadata(folder: Path) -> dict[str, Any]:
+    """YAML front matter: licence, task tags, ``configs`` (data_files per split) and ``dataset_info``."""
+    from datasets import Features  # imported lazily: `datasets` is slow to import
+
+    configs, infos = [], []
+    for config in CONFIG_ORDER:
+        splits = _split_files(folder, config)
+        if not splits:
+            continue
+        order = sorted(splits, key=lambda s: {"train": 0, "test": 1}.get(s, 2))
+        entry: dict[str, Any] = {
+            "config_name": config,
+            "data_files": [{"split": s, "path": f"{config}/{s}-*.parquet"} for s in order],
+        }
+        if config == "surveys":
+            entry["default"] = True
+        configs.append(entry)
+        schema = pq.read_schema(splits[order[0]][0])
+        split_info = []
+        for split in order:
+            metas = [pq.read_metadata(p) for p in splits[split]]
+            split_info.append(
+                {
+                    "name": split,
+                    "num_bytes": sum(m.row_group(i).total_byte_size for m in metas for i in range(m.num_row_groups)),
+                    "num_examples": sum(m.num_rows for m in metas),
+                }
+            )
+        infos.append(
+            {
+                "config_name": config,
+                "features": Features.from_arrow_schema(schema)._to_yaml_list(),
+                "splits": split_info,
+                "download_size": sum(p.stat().st_size for files in splits.values() for p in files),
+            }
+        )
+    return {
+        "license": "cc0-1.0",
+        "language": ["en"],
+        "pretty_name": "SurGE: Survey Generation Evaluation",
+        "task_categories": ["text-generation", "text-retrieval", "summarization"],
+        "tags": ["survey-generation", "scientific-documents", "citation", "retrieval", "arxiv"],
+        "size_categories": [_size_category(max((i["splits"][0]["num_examples"] for i in infos), default=0))],
+        "configs": configs,
+        "dataset_info": infos,
+    }
+
+
+def write_card(folder: Path, meta: dict[str, Any]) -> None:
+    """Write ``folder/README.md`` (front matter + documentation) for the built dataset."""
+    front = yaml.safe_dump(card_metadata(folder), sort_keys=False, allow_unicode=True, width=120)
+    counts = meta.get("counts", {})
+    lines = [f"---\n{front}---", "", "# SurGE: Survey Generation Evaluation", ""]
+    lines += [
+        "The SurGE benchmark for scientific survey generation (Su et al., 2025, arXiv:2508.15658): "
+        "ground-truth surveys written by people, a 1,086,992-paper arXiv corpus, and retrieval queries. "
+        "Built by `surge data build` (package `surge-bench`) from the authors' official JSON files, "
+        "content unchanged: only the field names are snake_case and the types explicit.",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        'surveys = load_dataset("<this folder or org/surge>")              # default config: surveys',
+        'corpus = load_dataset("<this folder or org/surge>", "corpus", split="train")',
+        'queries = load_dataset("<this folder or org/surge>", "queries", split="test")',
+        "```",
+        "",
+        "## Configs and splits",
+        "",
+        "| config | split | rows |",
+        "| --- | --- | ---: |",
+    ]
+    for config in CONFIG_ORDER:
+        for split, n in counts.get(config, {}).items():
+            lines.append(f"| `{config}` | `{split}` | {n:,} |")
+    if meta.get("absent_files"):
+        lines += ["", f"Absent from the source folder when this was built: {', '.join(meta['absent_files'])}."]
+    lines += [
+        "",
+        f"**Split.** {meta.get('split_rule', 'n/a')}. The paper splits the 205 surveys 4:1 but does not "
+        "publish the lists; the released baseline outputs cover exactly survey ids 0-40 (41 = 205 / 5), so "
+        "those are taken as the test split unless the data itself carries a `split` field. Queries carry "
+        "the split of their survey (matched by the normalised title in `prefix_titles[0]`). The corpus is "
+        "one split (`train`, the `datasets` convention for unsplit data).",
+        "",
+        "**Corpus index.** `index/` holds a memory-mapped normalised-title -> doc_id index and a paper "
+        "lookup table used by `surge evaluate` (`surge_dataset.Corpus.open(folder)`); `load_dataset` "
+        "ignores it.",
+        "",
+    ]
+    for config in CONFIG_ORDER:
+        if config not in counts:
+            continue
+        lines += [f"## Fields: `{config}`", "", "| column | type | official JSON key | meaning |",
+                  "| --- | --- | --- | --- |"]
+        lines += [f"| `{c}` | {t} | {k} | {d} |" for c, t, k, d in FIELD_DOCS[config]]
+        lines.append("")
+    lines += [
+        "`surge data export --data <folder> --out DIR` writes the official JSON files back, losslessly.",
+        "",
+        "## Licence",
+        "",
+        "The arXiv metadata (titles, abstracts, authors) is distributed under CC0 1.0 as in the arXiv "
+        "metadata release; the SurGE code and the `surge-bench` package are MIT-licensed. Ground-truth "
+        "survey texts remain their authors' works; use them for research evaluation.",
+        "",
+        "## Citation",
+        "",
+        "```bibtex",
+        "@inproceedings{su2026surge,",
+        "  title     = {SurGE: A Benchmark and Evaluation Framework for Scientific Survey Generation},",
+        "  author    = {Su, Weihang and Xie, Anzhe and Ai, Qingyao and Long, Jianming and Chen, Xuanyi and",
+        "               Mao, Jiaxin and Ye, Ziyi and Liu, Yiqun},",
+        "  booktitle = {Proceedings of the 49th International ACM SIGIR Conference on Research and",
+        "               Development in Information Retrieval (SIGIR '26)},",
+        "  year      = {2026},",
+        "  doi       = {10.1145/3805712.3808598},",
+        "  note      = {arXiv:2508.15658}",
+        "}",
+        "```",
+        "",
+    ]
+    (folder / "README.md").write_text("\n".join(lines), encoding="utf-8")

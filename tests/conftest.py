@@ -1,0 +1,31 @@
+"""Shared fixtures: paths to the repository's sample data and to the optional ../shared folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DIR = REPO_ROOT / "examples" / "sample"
+SHARED_DIR = Path(os.environ.get("SURGE_SHARED_DIR", REPO_ROOT.parent / "shared"))
+
+
+@pytest.fixture(scope="session")
+def shared_data_dir() -> Path:
+    """``../shared/data`` (real third-party files); tests using it skip in a user's clone."""
+    path = SHARED_DIR / "data"
+    if not path.is_dir():
+        pytest.skip(f"{path} is absent: the real third-party test files only exist beside the project checkout")
+    return path
+
+
+@pytest.fixture(scope="session")
+def baseline_outputs_dir(shared_data_dir: Path) -> Path:
+    return shared_data_dir / "official" / "baseline_outputs"
+
+
+@pytest.fixture(scope="session")
+def surveygen_example(shared_data_dir: Path) -> Path:
+    return shared_data_dir / "surveygen" / "gold_standard_example.json"
