@@ -19,7 +19,7 @@ app = typer.Typer(
 data_app = typer.Typer(help="Build, export, download and convert the SurGE datasets.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)
 out_console = Console()
 
 
