@@ -137,16 +137,17 @@ def data_from_surveygen(
     first_survey_id: int = typer.Option(0, "--first-survey-id"),
 ) -> None:
     """Convert SurveyGen gold surveys into the official SurGE JSON files (then `surge data build`)."""
-    from .data.surveygen import convert_surveygen, write_official_json
+    from .data.surveygen import convert_surveygen_with_signals, write_official_json
 
     _warn_to_console()
     try:
-        surveys, corpus, queries = convert_surveygen(files, first_survey_id=first_survey_id)
+        result = convert_surveygen_with_signals(files, first_survey_id=first_survey_id)
     except ValueError as exc:
         _fail(str(exc))
-    write_official_json(out, surveys, corpus, queries)
+    write_official_json(out, result.surveys, result.corpus, result.queries, signals=result.signals)
     out_console.print(
-        f"{out}: {len(surveys)} surveys, {len(corpus)} corpus papers, {len(queries)} queries"
+        f"{out}: {len(result.surveys)} surveys, {len(result.corpus)} corpus papers, "
+        f"{len(result.queries)} queries (+ impact signals for QUAL-SG)"
     )
 
 
