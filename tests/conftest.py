@@ -7,6 +7,12 @@ from pathlib import Path
 
 import pytest
 
+# Tests never reach the Hub (it is unreachable here and must not be needed): everything is local.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = REPO_ROOT / "examples" / "sample"
 SHARED_DIR = Path(os.environ.get("SURGE_SHARED_DIR", REPO_ROOT.parent / "shared"))
@@ -29,3 +35,9 @@ def baseline_outputs_dir(shared_data_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def surveygen_example(shared_data_dir: Path) -> Path:
     return shared_data_dir / "surveygen" / "gold_standard_example.json"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_surge_cache(tmp_path_factory, monkeypatch):
+    """Each test session writes model/score caches under a temporary folder, never ~/.cache/surge."""
+    monkeypatch.setenv("SURGE_CACHE", str(tmp_path_factory.getbasetemp() / "surge-cache"))
