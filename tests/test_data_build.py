@@ -49,19 +49,45 @@ def make_official(folder: Path, *, surveys=None, corpus=None, queries=None) -> P
         ]
     if corpus is None:
         corpus = [
-            {"Title": t, "Authors": ["X"], "Year": "2020", "Date": "2020-01-01", "Abstract": f"Abstract {i}.",
-             "Category": "cs.LG", "doc_id": i}
+            {
+                "Title": t,
+                "Authors": ["X"],
+                "Year": "2020",
+                "Date": "2020-01-01",
+                "Abstract": f"Abstract {i}.",
+                "Category": "cs.LG",
+                "doc_id": i,
+            }
             for i, t in enumerate(
-                ["Graph Neural Networks: A Review", "How Powerful are GNNs?", "FedAvg", "Client/Server FL",
-                 "Graph neural networks - a review"]
+                [
+                    "Graph Neural Networks: A Review",
+                    "How Powerful are GNNs?",
+                    "FedAvg",
+                    "Client/Server FL",
+                    "Graph neural networks - a review",
+                ]
             )
         ]
     if queries is None:
         queries = [
-            {"original_id": 1, "query_id": q, "date": "2021", "year": "2021", "category": "cs.LG",
-             "content": "text", "prefix_titles": [["title", title], ["section", "Intro"]],
-             "prefix_titles_query": "What?", "cites": [0], "cite_extract_rate": 1.0, "origin_cites_number": 1}
-            for q, title in [(0, "A Survey of Graphs"), (1, "Federated Learning: A Survey"), (2, "Unknown survey")]
+            {
+                "original_id": 1,
+                "query_id": q,
+                "date": "2021",
+                "year": "2021",
+                "category": "cs.LG",
+                "content": "text",
+                "prefix_titles": [["title", title], ["section", "Intro"]],
+                "prefix_titles_query": "What?",
+                "cites": [0],
+                "cite_extract_rate": 1.0,
+                "origin_cites_number": 1,
+            }
+            for q, title in [
+                (0, "A Survey of Graphs"),
+                (1, "Federated Learning: A Survey"),
+                (2, "Unknown survey"),
+            ]
         ]
     for name, value in (("surveys", surveys), ("corpus", corpus), ("queries", queries)):
         if value is not False:
@@ -101,7 +127,11 @@ def test_records_and_tree(tmp_path):
     assert [c.title for c in tree.children] == ["Introduction", "Methods"]
     assert tree.children[1].children[0].children[0].title == "Spectral"
     assert tree.children[1].children[0].children[0].depth == 3
-    assert [s.title for s in survey.sections(min_content_chars=100)] == ["Introduction", "Graph methods", "Spectral"]
+    assert [s.title for s in survey.sections(min_content_chars=100)] == [
+        "Introduction",
+        "Graph methods",
+        "Spectral",
+    ]
     assert [q.query_id for q in data.queries("test")] == [0]
 
 
@@ -113,7 +143,13 @@ def test_corpus_resolution_and_duplicate_rule(tmp_path):
     assert corpus.resolve(["graph neural networks: a review"]) == [4]
     assert corpus.resolve_all("GRAPH NEURAL NETWORKS A REVIEW") == [0, 4]
     assert corpus.resolve(["How powerful are GNNs", "client server fl", "Nope", "", None, "123"]) == [
-        1, 3, None, None, None, None]
+        1,
+        3,
+        None,
+        None,
+        None,
+        None,
+    ]
     papers = corpus.get([2, 99, 0])
     assert papers[0].title == "FedAvg" and papers[1] is None and papers[2].abstract == "Abstract 0."
     assert 3 in corpus and 17 not in corpus
@@ -187,7 +223,9 @@ def test_truncated_json(tmp_path):
     src = make_official(tmp_path / "src")
     text = (src / "corpus.json").read_text()
     (src / "corpus.json").write_text(text[: len(text) // 2])
-    with pytest.raises(SurgeDataError, match=r"corpus\.json: invalid or truncated JSON at line 1, column \d+"):
+    with pytest.raises(
+        SurgeDataError, match=r"corpus\.json: invalid or truncated JSON at line 1, column \d+"
+    ):
         build_dataset(src, tmp_path / "surge")
     assert not (tmp_path / "surge").exists()
 
@@ -211,7 +249,10 @@ def test_wrong_type(tmp_path):
 
 def test_duplicate_doc_id(tmp_path):
     message = _bad(tmp_path, lambda rs: rs[3].__setitem__("doc_id", 1), name="corpus")
-    assert "corpus.json: record #3 (doc_id=1): field 'doc_id': duplicate doc_id 1 (first at record #1)" in message
+    assert (
+        "corpus.json: record #3 (doc_id=1): field 'doc_id': duplicate doc_id 1 (first at record #1)"
+        in message
+    )
 
 
 def test_dangling_parent_id(tmp_path):
