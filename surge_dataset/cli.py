@@ -151,6 +151,108 @@ def data_from_surveygen(
     )
 
 
+@data_app.command("render")
+def data_render(
+    data: str = typer.Option(..., "--data", help="Built dataset folder or Hub id."),
+    out: Path = typer.Option(..., "--out", help="Folder: writes OUT/<survey_id>/survey.md."),
+    survey_ids: str = typer.Option(None, "--survey-ids", help="e.g. '0-4,7' (default: all of --split)."),
+    split: str = typer.Option(None, "--split", help="train or test (default: all surveys)."),
+) -> None:
+    """Write ground-truth surveys in the evaluator's Markdown (headings, text, [n] citations, references)."""
+    from .data.render import render_surveys
+
+    dataset = _open_data(data)
+    ids = _parse_ids(survey_ids)
+    surveys = [dataset.survey(i) for i in ids] if ids else dataset.surveys(split)
+    for path in render_surveys(surveys, dataset.corpus, out):
+        out_console.print(str(path))
+
+
+def _open_data(data: str):
+    from .data.dataset import SurgeData
+
+    try:
+        return SurgeData.open(data)
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+
+
+@app.command("evaluate")
+def evaluate(
+    data: str = typer.Option(..., "--data", help="Built dataset folder or Hub id (org/name)."),
+    passages: Path = typer.Option(..., "--passages", help="Folder DIR/<survey_id>/<file> of generated surveys."),
+    out: Path = typer.Option(Path("results.json"), "--out", help="Results JSON (written atomically)."),
+    metrics: str = typer.Option("all", "--metrics", help="Comma list of recall,citation_accuracy,shr,rouge_bleu or 'all'."),
+    protocol: str = typer.Option("official", "--protocol", help="official (released evaluator) or paper (paper text)."),
+    nli_model: str = typer.Option("cross-encoder/nli-deberta-v3-base", "--nli-model", help="NLI cross-encoder name or local path."),
+    embedding_model: str = typer.Option("BAAI/bge-large-en-v1.5", "--embedding-model", help="Embedding model for SHR (name or path)."),
+    device: str = typer.Option(None, "--device", help="cpu, cuda, cuda:1, mps (default: best available)."),
+    batch_size: int = typer.Option(32, "--batch-size", help="Model batch size."),
+    cache_dir: Path = typer.Option(None, "--cache-dir", help="Model-output cache (default $SURGE_CACHE or ~/.cache/surge)."),
+    details: Path = typer.Option(None, "--details", help="Write one JSON line per citation instance here."),
+) -> None:
+    """Score every generated survey in --passages; resumable; exit 1 if any survey could not be evaluated."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from .evaluation import METRIC_KEYS, EvaluationConfig, evaluate_run, parse_metrics
+    from .models.base import ModelLoadError
+
+    if protocol not in ("official", "paper"):
+        _fail(f"--protocol must be 'official' or 'paper', not {protocol!r}")
+    try:
+        chosen = parse_metrics(metrics)
+    except ValueError as exc:
+        _fail(str(exc))
+    dataset = _open_data(data)
+    config = EvaluationConfig(metrics=chosen, protocol=protocol, nli_model=nli_model, embedding_model=embedding_model)
+
+    def nli_factory():
+        from .models.nli import NLIScorer
+
+        return NLIScorer(nli_model, device=device, batch_size=batch_size, cache_dir=cache_dir)
+
+    def encoder_factory():
+        from .models.embed import Embedder
+
+        return Embedder(embedding_model, device=device, batch_size=batch_size, cache_dir=cache_dir)
+
+    with Progress(TextColumn("[bold]evaluating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as progress:
+        task = progress.add_task("surveys", total=None)
+
+        def done(survey_id: int, finished: int, total: int) -> None:
+            progress.update(task, completed=finished, total=total)
+
+        try:
+            results = evaluate_run(
+                dataset, passages, out, config, nli_factory=nli_factory, encoder_factory=encoder_factory,
+                details_path=details, on_survey_done=done,
+            )
+        except ModelLoadError as exc:
+            _fail(str(exc))
+        except FileNotFoundError as exc:
+            _fail(str(exc))
+    keys = [k for m in chosen for k in METRIC_KEYS[m]]
+    table = Table(title=f"{out} ({protocol} protocol)")
+    table.add_column("survey", justify="right")
+    for key in keys:
+        table.add_column(key, justify="right")
+    table.add_column("refs (resolved)", justify="right")
+
+    def fmt(value) -> str:
+        return "-" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
+
+    for survey_id, record in results["surveys"].items():
+        counts = record["counts"]
+        table.add_row(survey_id, *(fmt(record.get(k)) for k in keys), f"{counts['references']} ({counts['resolved']})")
+    table.add_row("[bold]mean", *(f"[bold]{fmt(results['average'][k])}" for k in keys), "")
+    out_console.print(table)
+    for failure in results["failures"]:
+        console.print(f"[red]failed:[/] {failure['path']}: {failure['error']}", highlight=False)
+    if results["failures"]:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

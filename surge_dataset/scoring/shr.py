@@ -1,0 +1,50 @@
+"""Soft heading recall (SHR): how much of the ground truth's heading set the generated headings cover.
+
+Soft cardinality S(A) = sum_i 1 / sum_j sim(A_i, A_j) with cosine similarities of heading embeddings;
+SHR = (S(H_GT) + S(H_P) - S(H_GT ∪ H_P)) / S(H_GT) (protocol.md §4). Like the released evaluator we do
+not clip: raw cosines make values slightly above 1 possible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+MAX_HEADING_CHARS = 512
+
+
+class TextEncoder(Protocol):
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def soft_cardinality(embeddings: np.ndarray) -> float:
+    """S(A) for row-normalised embeddings (cosine similarity = dot product)."""
+    if len(embeddings) == 0:
+        return 0.0
+    similarity = embeddings @ embeddings.T
+    return float(np.sum(1.0 / similarity.sum(axis=1)))
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def soft_heading_recall(gt_headings: Sequence[str], generated_headings: Sequence[str], encoder: TextEncoder) -> float | None:
+    """SHR of one survey; 0 without generated headings, None when the GT has no heading (undefined)."""
+    gt = [h[:MAX_HEADING_CHARS] for h in gt_headings]
+    generated = [h[:MAX_HEADING_CHARS] for h in generated_headings]
+    if not gt:
+        return None
+    if not generated:
+        return 0.0
+    union = list(dict.fromkeys([*gt, *generated]))  # de-duplicated by exact string, order kept
+    vectors = _normalised(encoder.encode(union))
+    position = {text: i for i, text in enumerate(union)}
+    gt_vectors = vectors[[position[h] for h in gt]]
+    generated_vectors = vectors[[position[h] for h in generated]]
+    s_gt = soft_cardinality(gt_vectors)
+    return (s_gt + soft_cardinality(generated_vectors) - soft_cardinality(vectors)) / s_gt
