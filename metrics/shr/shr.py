@@ -1,0 +1,77 @@
+"""SurGE Soft Heading Recall: an `evaluate` wrapper over `surge_dataset` (the computation lives in the package)."""
+
+import datasets
+import evaluate
+
+from surge_dataset.scoring.batch import batch_shr
+
+_CITATION = """\
+@inproceedings{su2026surge,
+  title     = {SurGE: A Benchmark and Evaluation Framework for Scientific Survey Generation},
+  author    = {Su, Weihang and Xie, Anzhe and Ai, Qingyao and Long, Jianming and Chen, Xuanyi and
+               Mao, Jiaxin and Ye, Ziyi and Liu, Yiqun},
+  booktitle = {Proceedings of the 49th International ACM SIGIR Conference on Research and
+               Development in Information Retrieval (SIGIR '26)},
+  year      = {2026},
+  note      = {arXiv:2508.15658}
+}
+"""
+
+_DESCRIPTION = """\
+Soft heading recall: how much of the ground-truth survey's heading set the generated headings cover, using soft cardinality over embedding similarities (SurGE SHR).
+S(A) = Σ_i 1 / Σ_j cos(A_i, A_j); SHR = (S(H_GT) + S(H_P) − S(H_GT ∪ H_P)) / S(H_GT).
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (list of list of str): generated headings of each survey (root and "Abstract:" excluded).
+    references (list of list of str): titles of the GT sections with >= 100 characters of content.
+    embedding_model (str): sentence-transformers model name or path (default BAAI/bge-large-en-v1.5).
+    device, batch_size, cache_dir: where and how the model runs; embeddings are cached on disk.
+Returns:
+    shr (float or None): mean over surveys (0 for a survey without headings); per_survey: each value.
+Examples:
+>>> import evaluate
+>>> shr = evaluate.load("surge/shr")
+>>> headings = ["Introduction", "Message Passing", "Graph Pooling"]
+>>> results = shr.compute(predictions=[headings, []], references=[headings, headings])
+>>> print([round(value, 4) for value in results["per_survey"]])
+[1.0, 0.0]
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class SoftHeadingRecall(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Sequence(datasets.Value("string")),
+                    "references": datasets.Sequence(datasets.Value("string")),
+                }
+            ),
+            homepage="https://arxiv.org/abs/2508.15658",
+            codebase_urls=["https://github.com/oneal2000/SurGE"],
+        )
+
+    def _compute(
+        self,
+        predictions,
+        references,
+        embedding_model="BAAI/bge-large-en-v1.5",
+        device=None,
+        batch_size=64,
+        cache_dir=None,
+        **kwargs,
+    ):
+        return batch_shr(
+            predictions,
+            references,
+            embedding_model=embedding_model,
+            device=device,
+            batch_size=batch_size,
+            cache_dir=cache_dir,
+        )
