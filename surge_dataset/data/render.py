@@ -14,7 +14,6 @@ from ..io import atomic_write_text
 from ..records import Survey
 from .corpus import Corpus
 
-
 # Numeric citation markers already in a GT text (e.g. SurveyGen paragraphs) refer to the source paper's
 # own bibliography, not to the rendered reference list, so they are removed.
 _SOURCE_CITATION = re.compile(r"\s?\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]")

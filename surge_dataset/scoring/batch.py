@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .citations import CitationInstance, citation_accuracy, citation_recall
+from .citations import CitationInstance, accuracy_pairs, citation_accuracy, citation_recall
 from .shr import soft_heading_recall
 
 
@@ -87,13 +87,7 @@ def batch_citation_accuracy(
 
     _check_lengths(predictions, references)
     corpus = SurgeData.open(data).corpus
-    if nli is None:
-        from ..models.nli import NLIScorer
-
-        nli = NLIScorer(nli_model, device=device, batch_size=batch_size, cache_dir=cache_dir,
-                        needed_for=("citation_accuracy",), flag="nli_model=")
-    nli = PrefetchedNLI(nli)
-    per = []
+    prepared = []
     for markdown, gt in zip(predictions, references, strict=True):
         parsed = parse_survey(markdown, protocol=protocol)
         numbers = list(parsed.references)
@@ -101,7 +95,19 @@ def batch_citation_accuracy(
         refs = dict(zip(numbers, resolved, strict=True))
         papers = {p.doc_id: p for p in corpus.get(sorted({d for d in resolved if d is not None})) if p}
         citations = [CitationInstance(c.number, c.node_title, c.sentence) for c in parsed.citations]
-        result = citation_accuracy(refs, citations, papers, gt["survey_title"], gt["all_cites"], nli, protocol=protocol)
+        prepared.append((refs, citations, papers, gt["survey_title"], gt["all_cites"]))
+    pairs = [pair for args in prepared for pair in accuracy_pairs(*args, protocol)]
+    if nli is None and pairs:  # the model is loaded only when some citation needs it
+        from ..models.nli import NLIScorer
+
+        nli = NLIScorer(nli_model, device=device, batch_size=batch_size, cache_dir=cache_dir,
+                        needed_for=("citation_accuracy",), flag="nli_model=")
+    if nli is not None:
+        nli = PrefetchedNLI(nli)
+        nli.prefetch(pairs)
+    per = []
+    for args in prepared:
+        result = citation_accuracy(*args, nli, protocol=protocol)
         per.append({"doc_acc": result.doc_acc, "sec_acc": result.sec_acc, "sent_acc": result.sent_acc})
     out: dict[str, Any] = {k: _mean([v[k] for v in per]) for k in ("doc_acc", "sec_acc", "sent_acc")}
     out["per_survey"] = per
