@@ -253,6 +253,50 @@ def evaluate(
         raise typer.Exit(1)
 
 
+metrics_app = typer.Typer(help="The SurGE metrics as `evaluate` modules.", no_args_is_help=True)
+models_app = typer.Typer(help="Models used by the metrics and the retriever.", no_args_is_help=True)
+app.add_typer(metrics_app, name="metrics")
+app.add_typer(models_app, name="models")
+
+
+@metrics_app.command("list")
+def metrics_list() -> None:
+    """Print each metric module and the folder `evaluate.load` takes."""
+    from .hub import metric_folders
+
+    for name, folder in metric_folders().items():
+        out_console.print(f"{name}\t{folder}", highlight=False)
+
+
+@metrics_app.command("push")
+def metrics_push(
+    namespace: str = typer.Option(..., "--namespace", help="Hub user or org, e.g. surge."),
+    names: str = typer.Option(None, "--names", help="Comma list (default: all)."),
+    private: bool = typer.Option(False, "--private"),
+) -> None:
+    """Publish the modules as Spaces so `evaluate.load("<namespace>/<name>")` works anywhere."""
+    from .hub import push_metrics
+
+    for url in push_metrics(namespace, names.split(",") if names else None, private=private):
+        out_console.print(url)
+
+
+@models_app.command("download")
+def models_download(
+    models: list[str] = typer.Argument(None, help="Model ids (default: the paper's NLI, embedding, retriever models)."),
+    cache_dir: str = typer.Option(None, "--cache-dir", help="HF cache folder (default: HF_HOME)."),
+) -> None:
+    """Pre-fetch models on a networked node; later runs work with HF_HUB_OFFLINE=1."""
+    from .hub import DEFAULT_MODELS, download_models
+
+    try:
+        paths = download_models(models or None, cache_dir)
+    except Exception as exc:  # noqa: BLE001 - network/auth errors: one readable line
+        _fail(f"download failed: {type(exc).__name__}: {exc}")
+    for model, path in paths.items():
+        out_console.print(f"{model}\t{path}\t{DEFAULT_MODELS.get(model, '')}", highlight=False)
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
