@@ -3,19 +3,9 @@
 import datasets
 import evaluate
 
+from surge_dataset.metadata import CODEBASE_URL, PAPER_URL
+from surge_dataset.metadata import SURGE_BIBTEX as _CITATION
 from surge_dataset.scoring.batch import batch_citation_accuracy
-
-_CITATION = """\
-@inproceedings{su2026surge,
-  title     = {SurGE: A Benchmark and Evaluation Framework for Scientific Survey Generation},
-  author    = {Su, Weihang and Xie, Anzhe and Ai, Qingyao and Long, Jianming and Chen, Xuanyi and
-               Mao, Jiaxin and Ye, Ziyi and Liu, Yiqun},
-  booktitle = {Proceedings of the 49th International ACM SIGIR Conference on Research and
-               Development in Information Retrieval (SIGIR '26)},
-  year      = {2026},
-  note      = {arXiv:2508.15658}
-}
-"""
 
 _DESCRIPTION = """\
 Document-, section- and sentence-level citation accuracy of a generated survey, judged by an NLI cross-encoder (SurGE Doc-Acc, Sec-Acc, Sent-Acc).
@@ -63,8 +53,8 @@ class CitationAccuracy(evaluate.Metric):
                     },
                 }
             ),
-            homepage="https://arxiv.org/abs/2508.15658",
-            codebase_urls=["https://github.com/oneal2000/SurGE"],
+            homepage=PAPER_URL,
+            codebase_urls=[CODEBASE_URL],
         )
 
     def _compute(

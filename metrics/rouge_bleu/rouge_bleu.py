@@ -3,19 +3,9 @@
 import datasets
 import evaluate
 
+from surge_dataset.metadata import CODEBASE_URL, PAPER_URL
+from surge_dataset.metadata import SURGE_BIBTEX as _CITATION
 from surge_dataset.scoring.batch import batch_rouge_bleu
-
-_CITATION = """\
-@inproceedings{su2026surge,
-  title     = {SurGE: A Benchmark and Evaluation Framework for Scientific Survey Generation},
-  author    = {Su, Weihang and Xie, Anzhe and Ai, Qingyao and Long, Jianming and Chen, Xuanyi and
-               Mao, Jiaxin and Ye, Ziyi and Liu, Yiqun},
-  booktitle = {Proceedings of the 49th International ACM SIGIR Conference on Research and
-               Development in Information Retrieval (SIGIR '26)},
-  year      = {2026},
-  note      = {arXiv:2508.15658}
-}
-"""
 
 _DESCRIPTION = """\
 Best-match ROUGE-1/2/L F-measure and sentence BLEU of each generated section against the ground-truth sections, averaged (SurGE reference-based metrics); identical to the released evaluator, ~100x faster.
@@ -53,8 +43,8 @@ class RougeBleu(evaluate.Metric):
                     "references": datasets.Sequence(datasets.Value("string")),
                 }
             ),
-            homepage="https://arxiv.org/abs/2508.15658",
-            codebase_urls=["https://github.com/oneal2000/SurGE"],
+            homepage=PAPER_URL,
+            codebase_urls=[CODEBASE_URL],
         )
 
     def _compute(self, predictions, references, **kwargs):

@@ -8,6 +8,8 @@ from typing import Any
 import pyarrow.parquet as pq
 import yaml
 
+from ..metadata import SURGE_BIBTEX
+
 CONFIG_ORDER = ("surveys", "corpus", "queries")
 
 FIELD_DOCS = {
@@ -181,16 +183,7 @@ def write_card(folder: Path, meta: dict[str, Any]) -> None:
         "## Citation",
         "",
         "```bibtex",
-        "@inproceedings{su2026surge,",
-        "  title     = {SurGE: A Benchmark and Evaluation Framework for Scientific Survey Generation},",
-        "  author    = {Su, Weihang and Xie, Anzhe and Ai, Qingyao and Long, Jianming and Chen, Xuanyi and",
-        "               Mao, Jiaxin and Ye, Ziyi and Liu, Yiqun},",
-        "  booktitle = {Proceedings of the 49th International ACM SIGIR Conference on Research and",
-        "               Development in Information Retrieval (SIGIR '26)},",
-        "  year      = {2026},",
-        "  doi       = {10.1145/3805712.3808598},",
-        "  note      = {arXiv:2508.15658}",
-        "}",
+        SURGE_BIBTEX.rstrip(),
         "```",
         "",
     ]
