@@ -182,7 +182,12 @@ def evaluate(
     data: str = typer.Option(..., "--data", help="Built dataset folder or Hub id (org/name)."),
     passages: Path = typer.Option(..., "--passages", help="Folder DIR/<survey_id>/<file> of generated surveys."),
     out: Path = typer.Option(Path("results.json"), "--out", help="Results JSON (written atomically)."),
-    metrics: str = typer.Option("all", "--metrics", help="Comma list of recall,citation_accuracy,shr,rouge_bleu or 'all'."),
+    metrics: str = typer.Option(
+        "all", "--metrics",
+        help="Comma list of recall,citation_accuracy,shr,rouge_bleu,sqs,cqs,citation_prf,structure_overlap,sim,"
+             "rel_llm,kpr; 'all' = the four objective SurGE groups (+ sqs,cqs with --judge); 'surveygen' = "
+             "SurveyGen's metrics (judged ones with --judge).",
+    ),
     protocol: str = typer.Option("official", "--protocol", help="official (released evaluator) or paper (paper text)."),
     nli_model: str = typer.Option("cross-encoder/nli-deberta-v3-base", "--nli-model", help="NLI cross-encoder name or local path."),
     embedding_model: str = typer.Option("BAAI/bge-large-en-v1.5", "--embedding-model", help="Embedding model for SHR (name or path)."),
@@ -190,21 +195,47 @@ def evaluate(
     batch_size: int = typer.Option(32, "--batch-size", help="Model batch size."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model-output cache (default $SURGE_CACHE or ~/.cache/surge)."),
     details: Path = typer.Option(None, "--details", help="Write one JSON line per citation instance here."),
+    judge: str = typer.Option(
+        None, "--judge",
+        help="LLM judge for sqs/cqs/rel_llm/kpr: openai:<model> (key from $SURGE_LLM_API_KEY or $OPENAI_API_KEY), "
+             "hf:<model id or folder> or gguf:<file>.",
+    ),
+    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible server for openai: judges (vLLM, llama.cpp)."),
+    judge_concurrency: int = typer.Option(8, "--judge-concurrency", help="Requests in flight at once (openai: judges)."),
+    judge_weighted: bool = typer.Option(
+        False, "--judge-weighted", help="Also report the probability-weighted score (sqs_weighted, ...; hf:/gguf: judges)."),
+    judge_timeout: float = typer.Option(120.0, "--judge-timeout", help="Seconds per judge request before it is retried."),
+    judge_max_tries: int = typer.Option(3, "--judge-max-tries", help="Answers asked for before a score is recorded as missing."),
+    judge_batch_size: int = typer.Option(8, "--judge-batch-size", help="Prompts per batch for hf:/gguf: judges."),
 ) -> None:
     """Score every generated survey in --passages; resumable; exit 1 if any survey could not be evaluated."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from .evaluation import METRIC_KEYS, EvaluationConfig, evaluate_run, parse_metrics
+    from .evaluation import EvaluationConfig, evaluate_run, parse_metrics, result_keys, skipped_without_judge
+    from .llm import BackendSpec, LLMError
     from .models.base import ModelLoadError
 
     if protocol not in ("official", "paper"):
         _fail(f"--protocol must be 'official' or 'paper', not {protocol!r}")
     try:
-        chosen = parse_metrics(metrics)
-    except ValueError as exc:
+        chosen = parse_metrics(metrics, judge=bool(judge))
+        if judge:
+            BackendSpec.parse(judge)
+    except (ValueError, LLMError) as exc:
         _fail(str(exc))
+    if not judge and skipped_without_judge(metrics):
+        console.print(f"[yellow]note:[/] {', '.join(skipped_without_judge(metrics))} skipped: they need an LLM judge "
+                      "(--judge openai:gpt-4o reproduces the published SQS/CQS)", highlight=False)
     dataset = _open_data(data)
-    config = EvaluationConfig(metrics=chosen, protocol=protocol, nli_model=nli_model, embedding_model=embedding_model)
+    config = EvaluationConfig(metrics=chosen, protocol=protocol, nli_model=nli_model, embedding_model=embedding_model,
+                              judge=judge, judge_weighted=judge_weighted, judge_max_tries=judge_max_tries)
+
+    def judge_factory():
+        from .llm import Judge, make_llm
+
+        llm = make_llm(judge, base_url=base_url, concurrency=judge_concurrency, timeout=judge_timeout, device=device,
+                       batch_size=judge_batch_size, cache_dir=cache_dir)
+        return Judge(llm, max_tries=judge_max_tries, weighted=judge_weighted)
 
     def nli_factory():
         from .models.nli import NLIScorer
@@ -226,13 +257,13 @@ def evaluate(
         try:
             results = evaluate_run(
                 dataset, passages, out, config, nli_factory=nli_factory, encoder_factory=encoder_factory,
-                details_path=details, on_survey_done=done,
+                judge_factory=judge_factory, details_path=details, on_survey_done=done,
             )
-        except ModelLoadError as exc:
+        except (ModelLoadError, LLMError) as exc:
             _fail(str(exc))
         except FileNotFoundError as exc:
             _fail(str(exc))
-    keys = [k for m in chosen for k in METRIC_KEYS[m]]
+    keys = result_keys(config)
     table = Table(title=f"{out} ({protocol} protocol)")
     table.add_column("survey", justify="right")
     for key in keys:
@@ -247,10 +278,53 @@ def evaluate(
         table.add_row(survey_id, *(fmt(record.get(k)) for k in keys), f"{counts['references']} ({counts['resolved']})")
     table.add_row("[bold]mean", *(f"[bold]{fmt(results['average'][k])}" for k in keys), "")
     out_console.print(table)
+    if "judge" in results:
+        missing = sum(v for r in results["surveys"].values() for k, v in r["counts"].items() if k.endswith("_missing"))
+        stats = results["judge"].get("llm", {})
+        console.print(f"judge {judge}: {stats.get('requested', 0)} requests, {stats.get('cache_hits', 0)} from cache, "
+                      f"{stats.get('retries', 0)} retries; {missing} judge answers missing", highlight=False)
     for failure in results["failures"]:
         console.print(f"[red]failed:[/] {failure['path']}: {failure['error']}", highlight=False)
     if results["failures"]:
         raise typer.Exit(1)
+
+
+@app.command("meta-eval")
+def meta_eval(
+    human: Path = typer.Option(..., "--human", help="CSV with columns survey_id,system,rank (1 = best; system GT = the human survey)."),
+    results_flag: bool = typer.Option(
+        False, "--results", help="Marks the start of the results files (they can also be given without it)."),
+    files: list[str] = typer.Argument(..., help="`surge evaluate` results, one per system: NAME=PATH or PATH (name = file stem)."),
+    metrics: str = typer.Option(None, "--metrics", help="Comma list of result keys (default: every numeric key)."),
+    out: Path = typer.Option(None, "--out", help="Also write the correlations as JSON here."),
+) -> None:
+    """Kendall's tau and Spearman's rho between each metric's ranking of systems and the human ranking."""
+    from .io import atomic_write_json
+    from .meta_eval import load_results, meta_evaluate, read_human_rankings
+
+    try:
+        rankings = read_human_rankings(human)
+        systems = load_results(files)
+    except (OSError, ValueError) as exc:
+        _fail(str(exc))
+    unknown = sorted({s for ranks in rankings.values() for s in ranks} - set(systems))
+    if unknown:
+        console.print(f"[yellow]note:[/] ranked systems without a results file: {', '.join(unknown)}", highlight=False)
+    table_data = meta_evaluate(rankings, systems, metrics.split(",") if metrics else None)
+    table = Table(title="Agreement with the human ranking (mean over surveys)")
+    for column in ("metric", "tau (with GT)", "rho (with GT)", "tau (w/o GT)", "rho (w/o GT)", "surveys"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+
+    def fmt(value) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    for metric, entry in table_data.items():
+        w, wo = entry["with_gt"], entry["without_gt"]
+        table.add_row(metric, fmt(w["kendall_tau"]), fmt(w["spearman_rho"]), fmt(wo["kendall_tau"]),
+                      fmt(wo["spearman_rho"]), f"{w['surveys']}/{wo['surveys']}")
+    out_console.print(table)
+    if out is not None:
+        atomic_write_json(out, table_data)
 
 
 metrics_app = typer.Typer(help="The SurGE metrics as `evaluate` modules.", no_args_is_help=True)
@@ -295,6 +369,11 @@ def models_download(
         _fail(f"download failed: {type(exc).__name__}: {exc}")
     for model, path in paths.items():
         out_console.print(f"{model}\t{path}\t{DEFAULT_MODELS.get(model, '')}", highlight=False)
+
+
+from .cli_report import report  # noqa: E402 - sub-commands defined in their own modules
+
+app.command("report")(report)
 
 
 def main() -> None:

@@ -1,0 +1,74 @@
+"""``surge report`` command (kept out of ``cli.py`` so the report area is self-contained).
+
+``cli.py`` registers it with one line::
+
+    app.command("report")(report)
+
+scipy and matplotlib are imported inside the command, so ``surge --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console(stderr=True, soft_wrap=True)
+out_console = Console()
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def report(
+    results: list[Path] = typer.Argument(
+        ..., help="`surge evaluate` results files, one per system (retrieval-eval outputs are recognised too)."
+    ),
+    out: Path = typer.Option(Path("report"), "--out", help="Folder for tables, figures, significance.json, report.json."),
+    with_paper: bool = typer.Option(False, "--with-paper", help="Add the paper's published rows (Table 4 / Table 3), marked †."),
+    retrieval: list[str] = typer.Option(
+        None, "--retrieval", help="retrieval-eval output(s) for the Recall@k curve; repeat or comma-separate."
+    ),
+    metrics: str = typer.Option(
+        None, "--metrics", help="Comma list of result keys or groups (recall,shr,rouge_bleu,...) or 'all' "
+        "(default: the Table 4 columns present)."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and permutation draws."),
+    resamples: int = typer.Option(10_000, "--resamples", help="Bootstrap resamples / permutations."),
+    worst: int = typer.Option(3, "--worst", help="Surveys per metric and system in drilldown.md."),
+    ci: bool = typer.Option(True, "--ci/--no-ci", help="Show 95% CIs in the tables."),
+) -> None:
+    """Tables (Markdown/LaTeX/HTML), 95% CIs, paired significance, figures and drill-down from results files."""
+    from .report import ReportError, build_report, classify_inputs, metric_label
+    from .report import _fmt as fmt
+
+    try:
+        evaluated, detected = classify_inputs(results)
+        retrieval_files = [Path(p) for item in retrieval or [] for p in item.split(",") if p.strip()]
+        report_data = build_report(
+            evaluated, out, retrieval=[*detected, *retrieval_files], with_paper=with_paper, metrics=metrics,
+            seed=seed, resamples=resamples, worst=worst, ci=ci,
+        )
+    except ReportError as exc:
+        _fail(str(exc))
+    for warning in report_data["warnings"]:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    chosen = report_data["settings"]["metrics"]
+    if chosen:
+        table = Table(title=f"{len(report_data['survey_ids'])} surveys; mean [95% CI]")
+        table.add_column("system")
+        for metric in chosen:
+            table.add_column(metric_label(metric), justify="right")
+        for name, summary in report_data["summary"].items():
+            cells = []
+            for metric in chosen:
+                s = summary[metric]
+                cells.append("–" if s["mean"] is None else
+                             f"{fmt(metric, s['mean'])}\n[dim][{fmt(metric, s['ci_low'])}, {fmt(metric, s['ci_high'])}][/]")
+            table.add_row(name, *cells)
+        out_console.print(table)
+    out_console.print(f"{out}: {', '.join(report_data['files'])}", highlight=False)

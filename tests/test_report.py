@@ -1,0 +1,301 @@
+"""``surge report``: statistics with known answers, table structure, figures, refusal of mismatched inputs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import surge_dataset
+from surge_dataset.cli_report import report as report_command
+from surge_dataset.report import (
+    PAPER_TABLE4,
+    ReportError,
+    SurveySetMismatchError,
+    bootstrap_ci,
+    build_report,
+    latex_escape,
+    load_results,
+    paired_test,
+    significance,
+)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+RESAMPLES = 2000  # enough for the assertions below, keeps the file fast
+
+
+def write_results(
+    path: Path, values: dict[str, list[float | None]], *, ids: list[int] | None = None,
+    system: str | None = None, extra: dict[int, dict[str, Any]] | None = None,
+) -> Path:
+    """A minimal `surge evaluate` results file: per-survey metric values (+ counts/diagnostics)."""
+    n = len(next(iter(values.values())))
+    ids = ids if ids is not None else list(range(n))
+    surveys = {}
+    for i, sid in enumerate(ids):
+        record: dict[str, Any] = {m: v[i] for m, v in values.items()}
+        record["counts"] = {"references": 10, "resolved": 8, "hallucinated": 2, "citations": 20,
+                            "citations_of_missing_numbers": 1, "future_citations": 0}
+        record["diagnostics"] = []
+        record.update((extra or {}).get(sid, {}))
+        surveys[str(sid)] = record
+    config: dict[str, Any] = {"metrics": ["recall", "rouge_bleu"], "protocol": "official", "data_fingerprint": "x"}
+    if system:
+        config["system"] = system
+    averages = {m: float(np.mean([x for x in v if x is not None])) for m, v in values.items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"config": config, "surveys": surveys, "average": averages,
+                                "average_counts": {}, "failures": []}), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def three_systems(tmp_path: Path) -> list[Path]:
+    """'strong' beats 'weak' by 0.1 on recall on every survey; 'weak' is better on BLEU; 'twin' == 'weak'."""
+    rng = np.random.default_rng(1)
+    base = rng.uniform(0.2, 0.6, size=12)
+    bleu = rng.uniform(5, 20, size=12)
+    weak = {"recall": list(base), "bleu": list(bleu + 2), "rougeL": list(base / 2)}
+    strong = {"recall": list(base + 0.1 + rng.uniform(0, 0.02, 12)), "bleu": list(bleu), "rougeL": list(base / 2 + 0.01)}
+    return [write_results(tmp_path / "in" / "strong.json", strong),
+            write_results(tmp_path / "in" / "weak.json", weak),
+            write_results(tmp_path / "in" / "twin.json", weak)]
+
+
+# ------------------------------------------------------------------------------------------ statistics
+
+
+def test_bootstrap_ci_known_answers() -> None:
+    constant = bootstrap_ci([0.3] * 8, resamples=RESAMPLES)
+    assert (constant.mean, constant.ci_low, constant.ci_high, constant.n) == (0.3, 0.3, 0.3, 8)
+    assert bootstrap_ci([], resamples=RESAMPLES).mean is None
+
+    values = np.random.default_rng(0).normal(10.0, 2.0, size=400)
+    ci = bootstrap_ci(values, resamples=10_000, seed=3)
+    half_width = 1.96 * values.std() / np.sqrt(values.size)  # the normal-theory interval it must approach
+    assert ci.ci_low < ci.mean < ci.ci_high
+    assert (ci.ci_high - ci.ci_low) / 2 == pytest.approx(half_width, rel=0.08)
+    assert (ci.ci_low + ci.ci_high) / 2 == pytest.approx(values.mean(), abs=0.1 * half_width)
+    assert bootstrap_ci(values, resamples=10_000, seed=3) == ci  # seeded: reproducible
+
+
+def test_identical_and_symmetric_differences_are_not_significant() -> None:
+    a = np.linspace(0.1, 0.9, 10)
+    same = paired_test(a, a, resamples=RESAMPLES)
+    assert same["delta"] == 0 and same["p_value"] >= 0.05 and same["ci_low"] <= 0 <= same["ci_high"]
+    # differences +-0.05 alternating: mean 0, goes through the permutation test itself
+    wobble = paired_test(a, a + np.where(np.arange(10) % 2 == 0, 0.05, -0.05), resamples=RESAMPLES)
+    assert wobble["delta"] == pytest.approx(0, abs=1e-12)
+    assert wobble["p_value"] > 0.5
+    assert wobble["ci_low"] < 0 < wobble["ci_high"]
+
+
+def test_better_on_every_survey_is_significant() -> None:
+    a = np.linspace(0.1, 0.9, 12)
+    b = a - 0.05 - np.linspace(0, 0.01, 12)
+    result = paired_test(a, b, resamples=10_000)  # 2**12 <= 10,000: the exact test
+    assert result["delta"] == pytest.approx(0.055)
+    # exact sign-flip test: only the observed signs and their mirror are as extreme -> p = 2 / 2**12
+    assert result["p_value"] == pytest.approx(2 / 2**12)
+    assert 0 < result["ci_low"] <= result["delta"] <= result["ci_high"]
+    reverse = paired_test(b, a, resamples=RESAMPLES)
+    assert reverse["delta"] == pytest.approx(-0.055) and reverse["ci_high"] < 0 and reverse["p_value"] < 0.05
+
+
+def test_significance_json_every_metric_and_pair(three_systems: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    build_report(three_systems, out, metrics="recall,bleu", resamples=RESAMPLES, formats=())
+    rows = json.loads((out / "significance.json").read_text())
+    assert len(rows) == 2 * 3  # 2 metrics x 3 pairs
+    for row in rows:
+        assert {"metric", "a", "b", "delta", "p_value", "ci_low", "ci_high"} <= set(row)
+    by = {(r["metric"], r["a"], r["b"]): r for r in rows}
+    strong_weak = by["recall", "strong", "weak"]
+    assert strong_weak["p_value"] < 0.05 and strong_weak["ci_low"] > 0 and strong_weak["delta"] > 0.1
+    assert by["bleu", "strong", "weak"]["delta"] == pytest.approx(-2) and by["bleu", "strong", "weak"]["ci_high"] < 0
+    twins = by["recall", "weak", "twin"]
+    assert twins["delta"] == 0 and twins["p_value"] >= 0.05
+
+
+def test_undefined_values_are_left_out_and_paired(tmp_path: Path) -> None:
+    a = write_results(tmp_path / "a.json", {"recall": [0.5, None, 0.7, 0.9]})
+    b = write_results(tmp_path / "b.json", {"recall": [0.4, 0.1, None, 0.8]})
+    systems = load_results([a, b])
+    (row,) = significance(systems, ["recall"], resamples=RESAMPLES)
+    assert row["n"] == 2 and row["delta"] == pytest.approx(0.1)
+
+
+# ------------------------------------------------------------------------------------------ refusals
+
+
+def test_mismatched_survey_sets_are_refused(tmp_path: Path) -> None:
+    a = write_results(tmp_path / "alpha.json", {"recall": [0.1, 0.2, 0.3]}, ids=[0, 1, 2])
+    b = write_results(tmp_path / "beta.json", {"recall": [0.1, 0.2, 0.3]}, ids=[0, 1, 7])
+    out = tmp_path / "report"
+    with pytest.raises(SurveySetMismatchError) as info:
+        build_report([a, b], out, resamples=RESAMPLES)
+    message = str(info.value)
+    assert "'alpha'" in message and "'beta'" in message
+    assert "only in 'alpha': 2" in message and "only in 'beta': 7" in message
+    assert not out.exists()  # refused before writing anything
+
+    app = typer.Typer()
+    app.command()(report_command)
+    result = CliRunner().invoke(app, [str(a), str(b), "--out", str(out)])
+    assert result.exit_code == 2
+    assert "different survey sets" in result.output and "beta" in result.output
+
+
+def test_other_bad_inputs(tmp_path: Path) -> None:
+    bad = tmp_path / "x.json"
+    bad.write_text('{"hello": 1}')
+    with pytest.raises(ReportError, match="not a `surge evaluate` results file"):
+        load_results([bad])
+    retrieval = tmp_path / "bm25.json"
+    retrieval.write_text(json.dumps({"recall@20": 0.1}))
+    with pytest.raises(ReportError, match="--retrieval"):
+        load_results([retrieval])
+    a = write_results(tmp_path / "a.json", {"recall": [0.1]})
+    with pytest.raises(ReportError, match="in no results file"):
+        build_report([a], tmp_path / "r", metrics="shr", resamples=RESAMPLES)
+
+
+def test_system_names(tmp_path: Path) -> None:
+    named = write_results(tmp_path / "one" / "results.json", {"recall": [0.1]}, system="My System")
+    plain = write_results(tmp_path / "two" / "results.json", {"recall": [0.1]})
+    other = write_results(tmp_path / "three" / "results.json", {"recall": [0.1]})
+    assert [s.name for s in load_results([named, plain, other])] == ["My System", "two/results", "three/results"]
+
+
+# ------------------------------------------------------------------------------------------ tables
+
+
+def _balanced(tex: str) -> bool:
+    depth = 0
+    for token in re.findall(r"\\[{}]|[{}]", tex):
+        if token in ("{", "}"):
+            depth += 1 if token == "{" else -1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _tabular_rows(tex: str) -> list[str]:
+    body = tex[tex.index(r"\midrule"): tex.index(r"\bottomrule")]
+    return [line for line in body.splitlines() if line.rstrip().endswith("\\\\")]
+
+
+def test_latex_structure(three_systems: list[Path], tmp_path: Path) -> None:
+    odd = write_results(tmp_path / "in" / "my_sys&co.json", {"recall": [0.0] * 12, "bleu": [0.0] * 12, "rougeL": [0.0] * 12})
+    out = tmp_path / "report"
+    build_report([*three_systems, odd], out, resamples=RESAMPLES, formats=())
+    tex = (out / "table.tex").read_text()
+    assert _balanced(tex)
+    assert tex.count(r"\begin{tabular}") == tex.count(r"\end{tabular}") == 1
+    assert tex.count(r"\begin{table}") == tex.count(r"\end{table}") == 1
+    assert tex.index(r"\toprule") < tex.index(r"\midrule") < tex.index(r"\bottomrule") < tex.index(r"\end{tabular}")
+    assert r"\begin{tabular}{lrrr}" in tex  # System + Recall, ROUGE-L, BLEU
+    rows = _tabular_rows(tex)
+    assert len(rows) == 4 and all(len(re.findall(r"(?<!\\)&", row)) == 3 for row in rows)
+    assert [re.split(r"(?<!\\)& ", row)[0].strip() for row in rows] == ["strong", "weak", "twin", r"my\_sys\&co"]
+    header = tex[tex.index(r"\toprule"): tex.index(r"\midrule")]
+    assert "System & Recall & ROUGE-L & BLEU" in header
+    assert latex_escape("50% of $x_1$ {a}") == r"50\% of \$x\_1\$ \{a\}"
+
+
+def test_bold_marks_the_best_per_column(three_systems: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    build_report(three_systems, out, metrics="recall,bleu", resamples=RESAMPLES, formats=())
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:]
+            for line in (out / "table.md").read_text().splitlines() if line.startswith("| ") and "---" not in line}
+    recall, bleu = 0, 1
+    assert rows["strong"][recall].startswith("**") and not rows["weak"][recall].startswith("**")
+    # BLEU: weak and twin tie for best -> both bold, strong not
+    assert rows["weak"][bleu].startswith("**") and rows["twin"][bleu].startswith("**")
+    assert not rows["strong"][bleu].startswith("**")
+    assert re.search(r"\[\d+\.\d+, \d+\.\d+\]", rows["strong"][recall])  # the CI is shown
+    tex = (out / "table.tex").read_text()
+    strong_row = next(r for r in _tabular_rows(tex) if r.startswith("strong"))
+    assert strong_row.split(" & ")[1].startswith(r"\textbf{") and not strong_row.split(" & ")[2].startswith(r"\textbf{")
+    assert "<b>" in (out / "table.html").read_text()
+
+
+def test_with_paper_rows_are_marked(three_systems: list[Path], tmp_path: Path) -> None:
+    plain, paper = tmp_path / "plain", tmp_path / "paper"
+    build_report(three_systems, plain, resamples=RESAMPLES, formats=())
+    build_report(three_systems, paper, resamples=RESAMPLES, with_paper=True, formats=())
+    assert "RAG-Qwen" not in (plain / "table.md").read_text()
+    md = (paper / "table.md").read_text()
+    for name in PAPER_TABLE4:
+        assert f"| {name} † |" in md
+    assert "Published" in md and "not recomputed" in md
+    assert "| SurveyForge † | **0.0868** |" in md  # best published recall, bolded within its own block
+    tex = (paper / "table.tex").read_text()
+    assert _balanced(tex) and r"\multicolumn{4}{l}{\textit{Published" in tex
+    assert len(_tabular_rows(tex)) == 3 + 1 + len(PAPER_TABLE4)
+    assert "RAG-Qwen$^\\dagger$ & 0.0214 & 0.1519 & 10.38" in tex
+    html_text = (paper / "table.html").read_text()
+    assert html_text.count('class="published"') == len(PAPER_TABLE4)
+
+
+# ------------------------------------------------------------------------------------------ figures, drill-down, reproducibility
+
+
+def test_figures_are_valid_pngs_and_svgs(three_systems: list[Path], tmp_path: Path) -> None:
+    from matplotlib.image import imread
+
+    retrieval = tmp_path / "in" / "dense.json"
+    retrieval.write_text(json.dumps({"recall@20": 0.2, "recall@100": 0.4, "recall@1000": 0.7, "mrr": 0.3, "per_query": {}}))
+    out = tmp_path / "report"
+    app = typer.Typer()
+    app.command()(report_command)
+    # a retrieval-eval output among the positional files is recognised by its keys
+    result = CliRunner().invoke(app, [*map(str, three_systems), str(retrieval), "--out", str(out),
+                                      "--metrics", "recall,bleu", "--resamples", str(RESAMPLES), "--with-paper"])
+    assert result.exit_code == 0, result.output
+    for stem in ("bars", "heatmap_recall", "heatmap_bleu", "recall_at_k"):
+        png = out / f"{stem}.png"
+        assert png.read_bytes()[:8] == PNG_SIGNATURE
+        image = imread(png)
+        assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
+        svg = (out / f"{stem}.svg").read_text()
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert "dense" in (out / "retrieval.md").read_text() and "BM25 (paper) †" in (out / "retrieval.md").read_text()
+
+
+def test_drilldown_lists_worst_surveys_with_diagnostics(tmp_path: Path) -> None:
+    diag = {"code": "missing_reference_number", "message": "2 citation instance(s) cite 9", "line": None}
+    a = write_results(tmp_path / "sys.json", {"recall": [0.9, 0.1, 0.5, 0.7], "sqs": [1.0, None, 2.0, 3.0]},
+                      extra={1: {"diagnostics": [diag], "counts": {"references": 5, "resolved": 1, "hallucinated": 4,
+                                                                   "citations_of_missing_numbers": 2, "future_citations": 0}}})
+    out = tmp_path / "report"
+    build_report([a], out, resamples=RESAMPLES, worst=2, formats=())
+    text = (out / "drilldown.md").read_text()
+    recall = text[text.index("## Recall"): text.index("## SQS")]
+    assert recall.index("| sys | 1 | 0.1000 | 5 (1) | 4 | 2 |") < recall.index("| sys | 2 | 0.5000 |")
+    assert "| sys | 0 |" not in recall  # only the 2 worst
+    assert "missing_reference_number" in recall
+    assert "## Missing judge scores" in text and "- SQS, sys: 1" in text
+    assert "`missing_reference_number` 2 citation instance(s) cite 9" in text
+
+
+def test_report_is_reproducible(three_systems: list[Path], tmp_path: Path) -> None:
+    first, second = tmp_path / "r1", tmp_path / "r2"
+    data = build_report(three_systems, first, resamples=RESAMPLES, metrics="recall")
+    build_report(three_systems, second, resamples=RESAMPLES, metrics="recall")
+    recorded = json.loads((first / "report.json").read_text())
+    assert recorded == json.loads(json.dumps(data))
+    assert recorded["versions"]["surge-bench"] == surge_dataset.__version__
+    for entry, path in zip(recorded["inputs"], three_systems, strict=True):
+        assert entry["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert {"table.md", "table.tex", "table.html", "significance.json", "drilldown.md", "report.json",
+            "bars.png", "bars.svg"} <= set(recorded["files"])
+    for name in ("table.md", "table.tex", "significance.json", "report.json", "bars.svg", "heatmap_recall.svg"):
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
