@@ -329,6 +329,17 @@ def test_resolve_dtype() -> None:
         resolve_dtype("int3", "cpu")
 
 
+def test_reduced_precision_path(tiny_nli: Path) -> None:
+    """The CUDA default (half precision) path, exercised with bf16 on CPU: float32 out, own cache space."""
+    pairs = _pairs(6)
+    full = NLIScorer(str(tiny_nli), device="cpu", cache_dir=False)
+    half = NLIScorer(str(tiny_nli), device="cpu", dtype="bf16", cache_dir=False)
+    assert "bfloat16" in half.namespace and half.namespace != full.namespace
+    out = half.logits(pairs)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, full.logits(pairs), atol=0.15)
+
+
 def test_cache_namespace_pins_the_weights(tmp_path: Path) -> None:
     a = NLIScorer(str(build_tiny_nli_cross_encoder(tmp_path / "a", seed=0)), device="cpu", cache_dir=False)
     b = NLIScorer(str(build_tiny_nli_cross_encoder(tmp_path / "b", seed=1)), device="cpu", cache_dir=False)

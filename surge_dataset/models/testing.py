@@ -138,8 +138,9 @@ def build_tiny_roberta(
 
     specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
     bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(_BPE_CORPUS, vocab_size=vocab_size, min_frequency=1, special_tokens=specials,
-                            show_progress=False)
+    bpe.train_from_iterator(
+        _BPE_CORPUS, vocab_size=vocab_size, min_frequency=1, special_tokens=specials, show_progress=False
+    )
     bpe.save_model(str(path))
     tokenizer = RobertaTokenizerFast.from_pretrained(str(path), model_max_length=max_length)
 
