@@ -28,6 +28,7 @@ def soft_cardinality(embeddings: np.ndarray) -> float:
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
+    """Unit rows in float64 (models.embed.l2_normalize is float32; SHR sums many reciprocals)."""
     vectors = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms == 0, 1.0, norms)
