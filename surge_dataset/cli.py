@@ -190,7 +190,7 @@ def evaluate(
     ),
     protocol: str = typer.Option("official", "--protocol", help="official (released evaluator) or paper (paper text)."),
     nli_model: str = typer.Option("cross-encoder/nli-deberta-v3-base", "--nli-model", help="NLI cross-encoder name or local path."),
-    embedding_model: str = typer.Option("BAAI/bge-large-en-v1.5", "--embedding-model", help="Embedding model for SHR (name or path)."),
+    embedding_model: str = typer.Option("BAAI/bge-large-en-v1.5", "--embedding-model", help="Embedding model for SHR, structure_overlap, sim (name or path)."),
     device: str = typer.Option(None, "--device", help="cpu, cuda, cuda:1, mps (default: best available)."),
     batch_size: int = typer.Option(32, "--batch-size", help="Model batch size."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model-output cache (default $SURGE_CACHE or ~/.cache/surge)."),
@@ -219,8 +219,9 @@ def evaluate(
         _fail(f"--protocol must be 'official' or 'paper', not {protocol!r}")
     try:
         chosen = parse_metrics(metrics, judge=bool(judge))
-        if judge:
-            BackendSpec.parse(judge)
+        if judge and BackendSpec.parse(judge).kind == "openai" and judge_weighted:
+            raise ValueError("--judge-weighted needs a local judge (hf: or gguf:): servers do not expose the "
+                             "next-token distribution")
     except (ValueError, LLMError) as exc:
         _fail(str(exc))
     if not judge and skipped_without_judge(metrics):

@@ -30,6 +30,8 @@ from .survey import GeneratedSurvey, parse_survey, read_survey_file
 DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-base"
 DEFAULT_EMBEDDING_MODEL = "BAAI/bge-large-en-v1.5"
 GT_CONTENT_MIN_CHARS = 100
+#: Metric groups that need the sentence embedder.
+EMBEDDING_METRICS = ("shr", "structure_overlap", "sim")
 
 #: metric group -> the result keys it produces (keys used everywhere: results, reports, modules).
 METRIC_KEYS: dict[str, tuple[str, ...]] = {
@@ -37,19 +39,64 @@ METRIC_KEYS: dict[str, tuple[str, ...]] = {
     "citation_accuracy": ("doc_acc", "sec_acc", "sent_acc"),
     "shr": ("shr",),
     "rouge_bleu": ("rouge1", "rouge2", "rougeL", "bleu"),
+    # LLM-judged SurGE metrics (need --judge)
+    "sqs": ("sqs",),
+    "cqs": ("cqs",),
+    # SurveyGen metrics (protocol.md §8)
+    "citation_prf": ("cite_precision", "cite_recall", "cite_f1"),
+    "structure_overlap": ("structure_overlap",),
+    "sim": ("sim",),
+    "rel_llm": ("rel_llm",),
+    "kpr": ("kpr",),
 }
-ALL_METRICS = tuple(METRIC_KEYS)
+#: What 'all' means without a judge: the four objective SurGE metric groups (also the config default).
+ALL_METRICS = ("recall", "citation_accuracy", "shr", "rouge_bleu")
+#: Groups that need an LLM judge; 'all' adds the SurGE ones when a judge is given.
+JUDGE_METRICS = ("sqs", "cqs", "rel_llm", "kpr")
+SURGE_JUDGE_METRICS = ("sqs", "cqs")
+#: The 'surveygen' alias: SurveyGen's metrics (the judged ones only with a judge).
+SURVEYGEN_METRICS = ("citation_prf", "structure_overlap", "sim", "rel_llm", "kpr")
+#: Judged groups that also get a probability-weighted key with --judge-weighted.
+WEIGHTED_KEYS = {"sqs": "sqs_weighted", "cqs": "cqs_weighted", "rel_llm": "rel_llm_weighted"}
+_ALIASES = {"all": (*ALL_METRICS, *SURGE_JUDGE_METRICS), "surveygen": SURVEYGEN_METRICS}
 
 
-def parse_metrics(text: str | Sequence[str]) -> list[str]:
-    """'recall,shr' or 'all' -> validated metric group names, in canonical order."""
-    names = [t.strip() for t in (text.split(",") if isinstance(text, str) else text) if t.strip()]
-    if "all" in names:
-        return list(ALL_METRICS)
-    unknown = [n for n in names if n not in METRIC_KEYS]
-    if unknown:
-        raise ValueError(f"unknown metric(s) {unknown}; choose from {', '.join(ALL_METRICS)} or 'all'")
-    return [m for m in ALL_METRICS if m in names]
+def _metric_names(text: str | Sequence[str]) -> list[str]:
+    return [t.strip() for t in (text.split(",") if isinstance(text, str) else text) if t.strip()]
+
+
+def parse_metrics(text: str | Sequence[str], *, judge: bool = False) -> list[str]:
+    """'recall,shr', 'all' or 'surveygen' -> validated metric group names, in canonical order.
+
+    Aliases drop the judged groups when there is no judge (see :func:`skipped_without_judge`); naming
+    a judged group explicitly without a judge is an error.
+    """
+    names = _metric_names(text)
+    chosen: set[str] = set()
+    for name in names:
+        if name in _ALIASES:
+            chosen.update(m for m in _ALIASES[name] if judge or m not in JUDGE_METRICS)
+        elif name in METRIC_KEYS:
+            if name in JUDGE_METRICS and not judge:
+                raise ValueError(f"metric {name!r} needs an LLM judge: pass --judge (e.g. openai:gpt-4o)")
+            chosen.add(name)
+        else:
+            raise ValueError(f"unknown metric(s) {[name]}; choose from {', '.join(METRIC_KEYS)}, 'all' or 'surveygen'")
+    return [m for m in METRIC_KEYS if m in chosen]
+
+
+def skipped_without_judge(text: str | Sequence[str]) -> list[str]:
+    """Judged groups an alias would have included had a judge been given (for a note to the user)."""
+    names = _metric_names(text)
+    return [m for m in METRIC_KEYS if m in JUDGE_METRICS and any(m in _ALIASES.get(n, ()) for n in names)]
+
+
+def result_keys(config: EvaluationConfig) -> list[str]:
+    """The per-survey result keys a configuration produces (weighted keys only with judge_weighted)."""
+    keys = [k for m in config.metrics for k in METRIC_KEYS[m]]
+    if config.judge_weighted:
+        keys += [WEIGHTED_KEYS[m] for m in config.metrics if m in WEIGHTED_KEYS]
+    return keys
 
 
 @dataclass
@@ -60,10 +107,29 @@ class EvaluationConfig:
     protocol: str = "official"
     nli_model: str = DEFAULT_NLI_MODEL
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    #: LLM judge spec (``openai:gpt-4o``, ``hf:...``, ``gguf:...``); None = no judged metric.
+    judge: str | None = None
+    judge_weighted: bool = False
+    judge_max_tries: int = 3
+    #: Version of ``surge_dataset.prompts`` the judge saw (filled in when a judge is set).
+    prompts_version: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.judge and self.prompts_version is None:
+            from .prompts import PROMPTS_VERSION
+
+            self.prompts_version = PROMPTS_VERSION
 
     def key(self, data_fingerprint: str) -> str:
-        payload = json.dumps({**asdict(self), "data": data_fingerprint}, sort_keys=True)
+        payload = asdict(self)
+        if not self.judge:  # journals written before judges existed keep their key
+            for name in _JUDGE_FIELDS:
+                payload.pop(name)
+        payload = json.dumps({**payload, "data": data_fingerprint}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+_JUDGE_FIELDS = ("judge", "judge_weighted", "judge_max_tries", "prompts_version")
 
 
 @dataclass
@@ -78,6 +144,7 @@ class PreparedSurvey:
     papers: dict[int, Paper]  # doc id -> paper, for every resolved reference
     citations: list[CitationInstance]
     read_diagnostics: list[dict[str, Any]]
+    gt_titles: list[str] = field(default_factory=list)  # corpus titles of GT all_cites (SurveyGen's R_H)
 
 
 def package_versions() -> dict[str, str]:
@@ -143,6 +210,7 @@ def prepare_survey(data: SurgeData, survey_id: int, path: Path, protocol: str) -
     return PreparedSurvey(
         survey_id=survey_id, path=path, gt=gt, parsed=parsed, references=references, papers=papers,
         citations=citations, read_diagnostics=[asdict(d) for d in read_diagnostics],
+        gt_titles=[p.title for p in data.corpus.get(list(gt.all_cites)) if p is not None],
     )
 
 
@@ -192,6 +260,7 @@ def score_survey(
     *,
     nli: Any = None,
     encoder: Any = None,
+    judge: Any = None,
     with_details: bool = False,
 ) -> dict[str, Any]:
     """All requested metrics of one prepared survey -> the result record written to the journal."""
@@ -221,11 +290,107 @@ def score_survey(
         generated = [n.content for n in prepared.parsed.content_sections(GT_CONTENT_MIN_CHARS)]
         values = rouge_bleu(generated, [c for _, c in gt_sections])
         result.update({k: values[k] for k in ("rouge1", "rouge2", "rougeL", "bleu")})
-    result["counts"] = survey_counts(prepared)
+    extra_counts = _surveygen_and_judged(prepared, config, result, diagnostics, encoder=encoder, judge=judge)
+    result["counts"] = {**survey_counts(prepared), **extra_counts}
     result["diagnostics"] = diagnostics
     for record in details:
         record["survey_id"] = prepared.survey_id
     return {"result": result, "details": details}
+
+
+def _surveygen_and_judged(
+    prepared: PreparedSurvey,
+    config: EvaluationConfig,
+    result: dict[str, Any],
+    diagnostics: list[dict[str, Any]],
+    *,
+    encoder: Any,
+    judge: Any,
+) -> dict[str, int]:
+    """SurveyGen's metrics and the LLM-judged ones; returns the judge counts for ``counts``."""
+    from .scoring import judges as judged
+    from .scoring import surveygen_metrics as sg
+
+    gt, parsed = prepared.gt, prepared.parsed
+    counts: dict[str, int] = {}
+    if "citation_prf" in config.metrics:
+        prf = sg.citation_prf([r.title for r in parsed.references.values()], prepared.gt_titles)
+        result.update(cite_precision=prf["precision"], cite_recall=prf["recall"], cite_f1=prf["f1"])
+        counts["cite_matched"] = int(prf["matched"] or 0)
+        if prf["recall"] is None:
+            diagnostics.append({"code": "gt_without_titles", "message": "no GT cited paper has a title in the corpus: citation P/R/F1 undefined", "line": None})
+    if "structure_overlap" in config.metrics:
+        result["structure_overlap"] = sg.structure_overlap(sg.gt_top_level(gt), sg.generated_top_level(parsed), encoder)
+    if "sim" in config.metrics:
+        result["sim"] = sg.survey_similarity(sg.gt_chunks(gt), sg.generated_chunks(parsed), encoder)
+    if not any(m in JUDGE_METRICS for m in config.metrics):
+        return counts
+    gt_outline, generated_outline = judged.render_gt_outline(gt), parsed.heading_markdown()
+    scores = {}
+    if "sqs" in config.metrics:
+        scores["sqs"] = judged.structure_quality(gt_outline, generated_outline, judge)
+    if "cqs" in config.metrics:
+        scores["cqs"] = judged.content_quality([n.content for n in parsed.content_sections(judged.CQS_MIN_CHARS)], judge)
+    if "rel_llm" in config.metrics:
+        scores["rel_llm"] = judged.rel_llm(gt.survey_title, gt_outline, generated_outline, judge)
+    if "kpr" in config.metrics:
+        scores["kpr"] = judged.key_point_recall(gt.survey_title, judged.gt_text(gt), judged.generated_text(parsed), judge)
+    for name, score in scores.items():
+        result[name] = score.value
+        if config.judge_weighted and name in WEIGHTED_KEYS:
+            result[WEIGHTED_KEYS[name]] = score.weighted
+        counts[f"{name}_judged"] = score.items
+        counts[f"{name}_missing"] = score.missing
+        if score.failed:
+            counts[f"{name}_failed"] = score.failed
+        diagnostics.extend(score.diagnostics)
+    return counts
+
+
+def judge_requests(prepared: PreparedSurvey, config: EvaluationConfig) -> list[Any]:
+    """Every first-stage judge request of one survey (KPR's checks depend on the extraction's answer)."""
+    from .scoring import judges as judged
+
+    gt, parsed = prepared.gt, prepared.parsed
+    gt_outline, generated_outline = judged.render_gt_outline(gt), parsed.heading_markdown()
+    requests: list[Any] = []
+    if "sqs" in config.metrics:
+        requests.append(judged.sqs_request(gt_outline, generated_outline))
+    if "cqs" in config.metrics:
+        requests += judged.cqs_requests([n.content for n in parsed.content_sections(judged.CQS_MIN_CHARS)])
+    if "rel_llm" in config.metrics:
+        requests.append(judged.rel_llm_request(gt.survey_title, gt_outline, generated_outline))
+    if "kpr" in config.metrics:
+        requests.append(judged.kpr_extract_request(gt.survey_title, judged.gt_text(gt)))
+    return [r for r in requests if r is not None]
+
+
+def prefetch_judge(prepared: Sequence[PreparedSurvey], config: EvaluationConfig, judge: Any) -> None:
+    """Ask the judge every question of the run in (at most) two concurrent/batched rounds."""
+    from .scoring import judges as judged
+
+    judge.run([r for p in prepared for r in judge_requests(p, config)])
+    if "kpr" in config.metrics:
+        checks = []
+        for p in prepared:
+            extraction = judge.run([judged.kpr_extract_request(p.gt.survey_title, judged.gt_text(p.gt))])[0]
+            if extraction.points:
+                checks += judged.kpr_check_requests(extraction.points, judged.generated_text(p.parsed))
+        judge.run(checks)
+
+
+def encoder_texts(prepared: PreparedSurvey, config: EvaluationConfig) -> list[str]:
+    """Every text a survey's embedding-based metrics will encode (prefetched for the whole run)."""
+    from .scoring import surveygen_metrics as sg
+
+    texts: list[str] = []
+    if "shr" in config.metrics:
+        texts += [*(s for s, _ in gt_content_sections(prepared.gt)), *prepared.parsed.heading_titles()]
+    if "structure_overlap" in config.metrics:
+        texts += [*sg.gt_top_level(prepared.gt), *sg.generated_top_level(prepared.parsed)]
+    if "sim" in config.metrics:
+        texts += [*sg.gt_chunks(prepared.gt), *sg.generated_chunks(prepared.parsed)]
+    return texts
 
 
 class PrefetchedNLI:
@@ -277,6 +442,26 @@ def _average(surveys: dict[str, dict[str, Any]], keys: Sequence[str]) -> tuple[d
     return average, counted
 
 
+def _judge_failed(record: dict[str, Any]) -> bool:
+    counts = record.get("result", {}).get("counts", {})
+    return any(k.endswith("_failed") and v for k, v in counts.items())
+
+
+def judge_report(judge: Any) -> dict[str, Any]:
+    """What the judge did in this invocation (requests, cache hits, retries, missing), never secrets."""
+    report: dict[str, Any] = {"spec": getattr(judge, "spec", None)}
+    llm = getattr(judge, "llm", None)
+    if llm is not None:
+        from .llm.openai_backend import redact_url
+
+        report["base_url"] = redact_url(getattr(llm.backend, "base_url", None))
+        report["llm"] = llm.stats.as_dict()
+    stats = getattr(judge, "stats", None)
+    if stats is not None and hasattr(stats, "as_dict"):
+        report["judge"] = stats.as_dict()
+    return report
+
+
 def journal_path(out: Path) -> Path:
     return out.with_name(out.name + ".journal.jsonl")
 
@@ -291,6 +476,8 @@ def evaluate_run(
     encoder: Any = None,
     nli_factory: Callable[[], Any] | None = None,
     encoder_factory: Callable[[], Any] | None = None,
+    judge: Any = None,
+    judge_factory: Callable[[], Any] | None = None,
     details_path: str | Path | None = None,
     on_survey_done: Callable[[int, int, int], None] | None = None,
 ) -> dict[str, Any]:
@@ -303,7 +490,9 @@ def evaluate_run(
     out = Path(out)
     key = config.key(data.fingerprint)
     journal = JsonlJournal(journal_path(out))
-    finished = {rec["survey_id"]: rec for rec in journal.read() if rec.get("config_key") == key}
+    # A survey whose judge requests failed in transport is scored again (its answered requests are cached).
+    finished = {rec["survey_id"]: rec for rec in journal.read()
+                if rec.get("config_key") == key and not _judge_failed(rec)}
     entries, failures = discover_passages(passage_dir)
     prepared: list[PreparedSurvey] = []
     for survey_id, path in entries:
@@ -320,13 +509,21 @@ def evaluate_run(
             pair for p in prepared
             for pair in accuracy_pairs(p.references, p.citations, p.papers, p.gt.survey_title, p.gt.all_cites, config.protocol)
         ])
-    if prepared and "shr" in config.metrics:
+    if prepared and any(m in config.metrics for m in EMBEDDING_METRICS):
         encoder = PrefetchedEncoder(encoder if encoder is not None else encoder_factory())
-        encoder.prefetch([t for p in prepared for t in [*(s for s, _ in gt_content_sections(p.gt)), *p.parsed.heading_titles()]])
+        encoder.prefetch([t for p in prepared for t in encoder_texts(p, config)])
+    if any(m in JUDGE_METRICS for m in config.metrics):
+        if not config.judge and judge is None:
+            raise ValueError(f"metrics {[m for m in config.metrics if m in JUDGE_METRICS]} need a judge (config.judge)")
+        if prepared:
+            if judge is None and judge_factory is None:
+                raise ValueError("judged metrics need judge= or judge_factory=")
+            judge = judge if judge is not None else judge_factory()
+            prefetch_judge(prepared, config, judge)
 
     total = len(finished) + len(prepared)
     for p in prepared:
-        scored = score_survey(p, config, nli=nli, encoder=encoder, with_details=details_path is not None)
+        scored = score_survey(p, config, nli=nli, encoder=encoder, judge=judge, with_details=details_path is not None)
         record = {"survey_id": p.survey_id, "config_key": key, "path": str(p.path), **scored}
         journal.append(record)
         finished[p.survey_id] = record
@@ -334,8 +531,7 @@ def evaluate_run(
             on_survey_done(p.survey_id, len(finished), total)
 
     surveys = {str(i): finished[i]["result"] for i in sorted(finished)}
-    keys = [k for m in config.metrics for k in METRIC_KEYS[m]]
-    average, counted = _average(surveys, keys)
+    average, counted = _average(surveys, result_keys(config))
     results = {
         "config": {
             **asdict(config),
@@ -349,6 +545,8 @@ def evaluate_run(
         "average_counts": counted,
         "failures": sorted(failures, key=lambda f: (f["survey_id"] is None, f["survey_id"] or 0, f["path"])),
     }
+    if judge is not None:
+        results["judge"] = judge_report(judge)
     if details_path is not None:
         lines = [json.dumps(d, ensure_ascii=False) for i in sorted(finished) for d in finished[i].get("details", [])]
         atomic_write_text(details_path, "\n".join(lines) + ("\n" if lines else ""))

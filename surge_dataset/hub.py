@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-METRIC_NAMES = ("citation_recall", "citation_accuracy", "shr", "rouge_bleu")
 
 #: model -> what needs it (the paper's defaults).
 DEFAULT_MODELS: dict[str, str] = {

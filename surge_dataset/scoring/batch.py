@@ -112,3 +112,159 @@ def batch_citation_accuracy(
     out: dict[str, Any] = {k: _mean([v[k] for v in per]) for k in ("doc_acc", "sec_acc", "sent_acc")}
     out["per_survey"] = per
     return out
+
+
+# ------------------------------------------------------------------------ LLM-judged and SurveyGen metrics
+
+
+def _judge(
+    judge: Any,
+    *,
+    base_url: str | None = None,
+    judge_concurrency: int = 8,
+    weighted: bool = False,
+    max_tries: int = 3,
+    timeout: float = 120.0,
+    device: str | None = None,
+    batch_size: int = 8,
+    cache_dir: Any = None,
+) -> Any:
+    """A :class:`~surge_dataset.llm.Judge` from a spec string (or an injected judge, returned as is)."""
+    if judge is None:
+        raise ValueError("judge= is required: openai:<model>, hf:<model id or folder> or gguf:<file>")
+    if not isinstance(judge, str):
+        return judge
+    from ..llm import Judge, make_llm
+
+    llm = make_llm(judge, base_url=base_url, concurrency=judge_concurrency, timeout=timeout, device=device,
+                   batch_size=batch_size, cache_dir=cache_dir)
+    return Judge(llm, max_tries=max_tries, weighted=weighted)
+
+
+def _judged_summary(name: str, scores: Sequence[Any]) -> dict[str, Any]:
+    return {
+        name: _mean([s.value for s in scores]),
+        f"{name}_weighted": _mean([s.weighted for s in scores]),
+        "missing": sum(s.missing for s in scores),
+        "per_survey": [s.value for s in scores],
+        "per_survey_weighted": [s.weighted for s in scores],
+        "diagnostics": [s.diagnostics for s in scores],
+    }
+
+
+def batch_sqs(predictions: Sequence[str], references: Sequence[str], *, judge: Any, protocol: str = "official",
+              **judge_options: Any) -> dict[str, Any]:
+    """predictions: generated surveys (Markdown); references: GT outlines (``judges.render_gt_outline``)."""
+    from ..survey import parse_survey
+    from .judges import sqs_request, structure_quality
+
+    _check_lengths(predictions, references)
+    judge = _judge(judge, **judge_options)
+    outlines = [parse_survey(p, protocol=protocol).heading_markdown() for p in predictions]
+    judge.run([r for gt, gen in zip(references, outlines, strict=True) if (r := sqs_request(gt, gen)) is not None])
+    return _judged_summary("sqs", [structure_quality(gt, gen, judge) for gt, gen in zip(references, outlines, strict=True)])
+
+
+def batch_cqs(predictions: Sequence[str], *, judge: Any, protocol: str = "official", **judge_options: Any) -> dict[str, Any]:
+    """predictions: generated surveys (Markdown); sections with >= 100 characters are sampled and judged."""
+    from ..survey import parse_survey
+    from .judges import CQS_MIN_CHARS, content_quality, cqs_requests
+
+    judge = _judge(judge, **judge_options)
+    sections = [[n.content for n in parse_survey(p, protocol=protocol).content_sections(CQS_MIN_CHARS)] for p in predictions]
+    judge.run([r for s in sections for r in cqs_requests(s)])
+    return _judged_summary("cqs", [content_quality(s, judge) for s in sections])
+
+
+def batch_rel_llm(predictions: Sequence[str], references: Sequence[Mapping[str, str]], *, judge: Any,
+                  protocol: str = "official", **judge_options: Any) -> dict[str, Any]:
+    """predictions: generated surveys (Markdown); references: ``{"title", "outline"}`` of each GT survey."""
+    from ..survey import parse_survey
+    from .judges import rel_llm, rel_llm_request
+
+    _check_lengths(predictions, references)
+    judge = _judge(judge, **judge_options)
+    outlines = [parse_survey(p, protocol=protocol).heading_markdown() for p in predictions]
+    pairs = list(zip(references, outlines, strict=True))
+    judge.run([r for gt, gen in pairs if (r := rel_llm_request(gt["title"], gt["outline"], gen)) is not None])
+    return _judged_summary("rel_llm", [rel_llm(gt["title"], gt["outline"], gen, judge) for gt, gen in pairs])
+
+
+def batch_kpr(predictions: Sequence[str], references: Sequence[Mapping[str, str]], *, judge: Any,
+              protocol: str = "official", **judge_options: Any) -> dict[str, Any]:
+    """predictions: generated surveys (Markdown); references: ``{"title", "text"}`` of each GT survey."""
+    from ..survey import parse_survey
+    from .judges import generated_text, key_point_recall, kpr_check_requests, kpr_extract_request
+
+    _check_lengths(predictions, references)
+    judge = _judge(judge, **judge_options)
+    texts = [generated_text(parse_survey(p, protocol=protocol)) for p in predictions]
+    extractions = judge.run([kpr_extract_request(gt["title"], gt["text"]) for gt in references])
+    judge.run([r for e, text in zip(extractions, texts, strict=True) if e.points for r in kpr_check_requests(e.points, text)])
+    scores = [key_point_recall(gt["title"], gt["text"], text, judge) for gt, text in zip(references, texts, strict=True)]
+    out = _judged_summary("kpr", scores)
+    del out["kpr_weighted"], out["per_survey_weighted"]
+    return out
+
+
+def batch_citation_prf(predictions: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """predictions: generated reference titles per survey; references: the GT's cited titles."""
+    from .surveygen_metrics import citation_prf
+
+    _check_lengths(predictions, references)
+    per = [citation_prf(list(p), list(r)) for p, r in zip(predictions, references, strict=True)]
+    return {"precision": _mean([v["precision"] for v in per]), "recall": _mean([v["recall"] for v in per]),
+            "f1": _mean([v["f1"] for v in per]), "per_survey": per}
+
+
+def _encoder(encoder: Any, embedding_model: str, device: str | None, batch_size: int, cache_dir: Any, metric: str) -> Any:
+    if encoder is not None:
+        return encoder
+    from ..models.embed import Embedder
+
+    return Embedder(embedding_model, device=device, batch_size=batch_size, cache_dir=cache_dir,
+                    needed_for=(metric,), flag="embedding_model=")
+
+
+def batch_structure_overlap(
+    predictions: Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]],
+    *,
+    embedding_model: str = "BAAI/bge-large-en-v1.5",
+    encoder: Any = None,
+    device: str | None = None,
+    batch_size: int = 64,
+    cache_dir: Any = None,
+) -> dict[str, Any]:
+    """predictions / references: top-level section titles of the generated / GT survey (non-content ones
+    are removed here)."""
+    from .surveygen_metrics import is_non_content_section, structure_overlap
+
+    _check_lengths(predictions, references)
+    encoder = _encoder(encoder, embedding_model, device, batch_size, cache_dir, "structure_overlap")
+    keep = lambda titles: [t for t in titles if not is_non_content_section(t)]  # noqa: E731
+    values = [structure_overlap(keep(r), keep(p), encoder) for p, r in zip(predictions, references, strict=True)]
+    return {"structure_overlap": _mean(values), "per_survey": values}
+
+
+def batch_sim(
+    predictions: Sequence[str],
+    references: Sequence[str],
+    *,
+    embedding_model: str = "BAAI/bge-large-en-v1.5",
+    encoder: Any = None,
+    device: str | None = None,
+    batch_size: int = 64,
+    cache_dir: Any = None,
+) -> dict[str, Any]:
+    """predictions / references: generated / GT surveys as Markdown; cosine of mean chunk embeddings."""
+    from ..survey import parse_survey
+    from .surveygen_metrics import generated_chunks, survey_similarity
+
+    _check_lengths(predictions, references)
+    encoder = _encoder(encoder, embedding_model, device, batch_size, cache_dir, "sim")
+    values = [
+        survey_similarity(generated_chunks(parse_survey(r, protocol="paper")), generated_chunks(parse_survey(p, protocol="paper")), encoder)
+        for p, r in zip(predictions, references, strict=True)
+    ]
+    return {"sim": _mean(values), "per_survey": values}

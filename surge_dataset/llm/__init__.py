@@ -1,0 +1,44 @@
+"""One LLM layer for judges and baselines: ``openai:``, ``hf:`` and ``gguf:`` backends behind one cache.
+
+``make_llm("openai:gpt-4o")`` -> :class:`LLM` (``generate`` / ``probabilities``); :class:`Judge` turns
+it into scores with bounded tries. Importing this package is cheap: ``openai``, ``torch`` and
+``transformers`` load on the first request that misses the cache.
+"""
+
+from .base import (
+    BackendSpec,
+    Completion,
+    Conversation,
+    GenerationSettings,
+    LLMConfigurationError,
+    LLMError,
+    LLMStats,
+    as_conversation,
+)
+from .cache import TextCache
+from .client import LLM, make_llm
+from .judge import Judge, JudgeOutcome, JudgeRequest, JudgeStats
+from .openai_backend import API_KEY_ENV_VARS, redact_url
+from .parse import parse_points, parse_score
+
+__all__ = [
+    "API_KEY_ENV_VARS",
+    "BackendSpec",
+    "Completion",
+    "Conversation",
+    "GenerationSettings",
+    "Judge",
+    "JudgeOutcome",
+    "JudgeRequest",
+    "JudgeStats",
+    "LLM",
+    "LLMConfigurationError",
+    "LLMError",
+    "LLMStats",
+    "TextCache",
+    "as_conversation",
+    "make_llm",
+    "parse_points",
+    "parse_score",
+    "redact_url",
+]

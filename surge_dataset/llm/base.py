@@ -1,0 +1,146 @@
+"""What every LLM backend shares: backend specs, generation settings, results, errors and counters."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "BACKEND_KINDS",
+    "BackendSpec",
+    "ChatBackend",
+    "Completion",
+    "Conversation",
+    "GenerationSettings",
+    "LLMConfigurationError",
+    "LLMError",
+    "LLMStats",
+    "as_conversation",
+    "as_messages",
+]
+
+BACKEND_KINDS: tuple[str, ...] = ("openai", "hf", "gguf")
+BackendKind = Literal["openai", "hf", "gguf"]
+
+#: A chat conversation in hashable form: ((role, content), ...). Hashable so it can key memos.
+Conversation = tuple[tuple[str, str], ...]
+
+
+class LLMError(RuntimeError):
+    """An LLM could not be used at all (not: one request failed; that is recorded, not raised)."""
+
+
+class LLMConfigurationError(LLMError):
+    """Wrong key, unknown model, bad spec: retrying cannot help and every request would fail alike."""
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """``openai:<model>``, ``hf:<model id or folder>`` or ``gguf:<file>`` (the ``--judge`` syntax)."""
+
+    kind: BackendKind
+    model: str
+
+    @classmethod
+    def parse(cls, text: str) -> BackendSpec:
+        kind, sep, model = str(text).partition(":")
+        kind = kind.strip().lower()
+        if not sep or kind not in BACKEND_KINDS or not model.strip():
+            raise LLMConfigurationError(
+                f"invalid LLM spec {text!r}: expected openai:<model>, hf:<model id or folder> or gguf:<file>"
+            )
+        return cls(kind, model.strip())  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.model}"
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """Decoding settings; part of every cache key. Greedy (temperature 0) by default, for reproducibility."""
+
+    max_new_tokens: int = 16
+    temperature: float = 0.0
+
+    def as_key(self) -> dict[str, float | int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer: ``text`` (possibly empty) or ``error`` when every transport attempt failed."""
+
+    text: str | None
+    error: str | None = None
+    cached: bool = False
+    attempts: int = 1
+
+
+def as_conversation(messages: Sequence[dict[str, str]] | Conversation) -> Conversation:
+    """Chat messages (OpenAI dicts or pairs) -> the hashable :data:`Conversation` form."""
+    out = []
+    for message in messages:
+        if isinstance(message, dict):
+            out.append((str(message["role"]), str(message["content"])))
+        else:
+            role, content = message
+            out.append((str(role), str(content)))
+    return tuple(out)
+
+
+def as_messages(conversation: Conversation) -> list[dict[str, str]]:
+    return [{"role": role, "content": content} for role, content in conversation]
+
+
+@dataclass
+class LLMStats:
+    """What the LLM layer did, summed over calls; reported in results and by the benchmark."""
+
+    requested: int = 0
+    cache_hits: int = 0
+    sent: int = 0  # transport attempts (a retried request counts once per attempt)
+    retries: int = 0
+    failed: int = 0  # requests that failed after every retry
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, **counts: int) -> None:
+        with self._lock:
+            for name, value in counts.items():
+                setattr(self, name, getattr(self, name) + value)
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
+
+
+@runtime_checkable
+class ChatBackend(Protocol):
+    """A model that answers chat conversations. Backends do no caching: :class:`~.client.LLM` does."""
+
+    spec: BackendSpec
+
+    def identity(self) -> str:
+        """Whatever pins the answers besides the prompt (model, exact weights): part of the cache key."""
+        ...
+
+    def generate(
+        self,
+        conversations: Sequence[Conversation],
+        settings: GenerationSettings,
+        on_done: Callable[[int, Completion], None],
+        stats: LLMStats,
+    ) -> None:
+        """Answer every conversation; call ``on_done(index, completion)`` as each one finishes."""
+        ...
+
+
+class DistributionBackend(Protocol):
+    """A local model that can also read its next-token distribution (probability-weighted scores)."""
+
+    def next_token_probabilities(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:
+        """``[len(conversations), len(choices) + 1]``: the probability of each choice as the first answer
+        token, then the total probability mass those choices had (a confidence diagnostic)."""
+        ...

@@ -1,0 +1,159 @@
+"""The one LLM front end: a backend plus the on-disk answer cache, de-duplication and counters.
+
+Cache key = hash of (backend identity = kind, model and exact weights; the conversation; the generation
+settings). Only real answers are stored (an empty answer is a real answer; a transport failure is not),
+each as soon as it arrives, so reruns and resumed runs send nothing that was answered before.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..models.cache import CacheDir
+from .base import (
+    BackendSpec,
+    ChatBackend,
+    Completion,
+    Conversation,
+    GenerationSettings,
+    LLMConfigurationError,
+    LLMStats,
+    as_conversation,
+)
+from .cache import TextCache, make_key
+
+__all__ = ["LLM", "make_llm"]
+
+_CACHE_VERSION = "llm-v1"
+
+
+class LLM:
+    """Cached, de-duplicated access to one chat backend (what judges and, later, baselines call)."""
+
+    def __init__(self, backend: ChatBackend, cache_dir: CacheDir = None) -> None:
+        self.backend = backend
+        self.cache = TextCache(cache_dir, "llm")
+        self.stats = LLMStats()
+        self._namespace: str | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def spec(self) -> BackendSpec:
+        return self.backend.spec
+
+    @property
+    def supports_probabilities(self) -> bool:
+        return hasattr(self.backend, "next_token_probabilities")
+
+    @property
+    def namespace(self) -> str:
+        if self._namespace is None:
+            self._namespace = f"{_CACHE_VERSION}|{self.backend.identity()}"
+        return self._namespace
+
+    def _key(self, kind: str, conversation: Conversation, extra: Any) -> str:
+        return make_key(self.namespace, kind, json.dumps(conversation, ensure_ascii=False),
+                        json.dumps(extra, sort_keys=True))
+
+    def generate(
+        self,
+        conversations: Sequence[Conversation | Sequence[dict[str, str]]],
+        settings: GenerationSettings | None = None,
+    ) -> list[Completion]:
+        """One completion per conversation, in input order; cached answers are not sent again."""
+        settings = settings or GenerationSettings()
+        convs = [as_conversation(c) for c in conversations]
+        keys = [self._key("chat", c, settings.as_key()) for c in convs]
+        by_key: dict[str, list[int]] = {}
+        for index, key in enumerate(keys):
+            by_key.setdefault(key, []).append(index)
+        results: list[Completion | None] = [None] * len(convs)
+        cached = self.cache.get_many(by_key)
+        for key, value in cached.items():
+            for index in by_key[key]:
+                results[index] = Completion(text=value["text"], cached=True, attempts=0)
+        todo = [key for key in by_key if key not in cached]
+        self.stats.add(requested=len(convs), cache_hits=len(convs) - sum(len(by_key[k]) for k in todo))
+
+        def on_done(position: int, completion: Completion) -> None:
+            key = todo[position]
+            if completion.text is not None:
+                self.cache.put_many({key: {"text": completion.text}})
+            for index in by_key[key]:
+                results[index] = completion
+
+        if todo:
+            self.backend.generate([convs[by_key[k][0]] for k in todo], settings, on_done, self.stats)
+        missing = [i for i, r in enumerate(results) if r is None]
+        for index in missing:  # a backend that skipped an item: recorded as a failure, never a crash
+            results[index] = Completion(text=None, error="the backend returned no answer")
+        return results  # type: ignore[return-value]
+
+    def probabilities(
+        self, conversations: Sequence[Conversation | Sequence[dict[str, str]]], choices: Sequence[str]
+    ) -> np.ndarray:
+        """``[n, len(choices) + 1]``: each choice's probability as the first answer token (renormalised
+        over the choices), then the mass the choices had before renormalising. Local backends only."""
+        if not self.supports_probabilities:
+            raise LLMConfigurationError(
+                f"{self.spec} cannot expose token probabilities; the probability-weighted score needs an "
+                "hf: or gguf: judge"
+            )
+        convs = [as_conversation(c) for c in conversations]
+        keys = [self._key("next-token", c, list(choices)) for c in convs]
+        cached = self.cache.get_many(keys)
+        todo = list(dict.fromkeys(k for k in keys if k not in cached))
+        self.stats.add(requested=len(convs), cache_hits=sum(1 for k in keys if k in cached))
+        if todo:
+            first: dict[str, int] = {}
+            for index, key in enumerate(keys):
+                first.setdefault(key, index)
+            self.stats.add(sent=len(todo))
+            rows = self.backend.next_token_probabilities([convs[first[k]] for k in todo], list(choices))  # type: ignore[attr-defined]
+            fresh = {k: [float(x) for x in row] for k, row in zip(todo, np.asarray(rows), strict=True)}
+            self.cache.put_many(fresh)
+            cached.update(fresh)
+        if not convs:
+            return np.zeros((0, len(choices) + 1))
+        return np.asarray([cached[k] for k in keys], dtype=np.float64)
+
+    def __repr__(self) -> str:
+        return f"LLM({self.backend!r}, cache={self.cache!r})"
+
+
+def make_llm(
+    spec: str | BackendSpec,
+    *,
+    base_url: str | None = None,
+    concurrency: int = 8,
+    timeout: float = 120.0,
+    max_retries: int = 5,
+    backoff_base: float = 1.0,
+    device: str | None = None,
+    dtype: str | None = None,
+    batch_size: int = 8,
+    cache_dir: CacheDir = None,
+) -> LLM:
+    """``openai:gpt-4o`` / ``hf:Qwen/Qwen2.5-14B-Instruct`` / ``gguf:model.gguf`` -> a cached :class:`LLM`.
+
+    Nothing heavy happens here: the HTTP client and local weights are created on the first cache miss.
+    """
+    parsed = spec if isinstance(spec, BackendSpec) else BackendSpec.parse(spec)
+    backend: ChatBackend
+    if parsed.kind == "openai":
+        from .openai_backend import OpenAIBackend
+
+        backend = OpenAIBackend(parsed.model, base_url=base_url, concurrency=concurrency, timeout=timeout,
+                                max_retries=max_retries, backoff_base=backoff_base)
+    else:
+        if base_url:
+            raise LLMConfigurationError(f"--base-url is for openai: judges, not {parsed}")
+        from .local import TransformersBackend
+
+        backend = TransformersBackend(parsed, device=device, dtype=dtype, batch_size=batch_size)
+    return LLM(backend, cache_dir)

@@ -1,0 +1,200 @@
+"""An LLM as a judge: requests in, readable scores (or lists) out, with a bounded number of tries.
+
+Every request of a run goes through :meth:`Judge.run` in one call, so a server sees them concurrently
+and a local model in batches. An answer that cannot be read gets a follow-up turn ("reply with a single
+integer ...") in the same conversation, at most ``max_tries`` answers in all; after that the score is
+*missing* (``value=None``, with the reason), never a crash and never a silent 0. The follow-up turn
+makes another try meaningful under greedy decoding, and being part of the conversation it is cached
+like any other request, so a rerun replays the same tries without sending anything.
+
+Outcomes are memoised per request: callers can prefetch a whole run, then ask survey by survey.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from ..prompts import get_prompt
+from .base import Conversation, GenerationSettings, as_conversation
+from .client import LLM
+from .parse import parse_points, parse_score
+
+__all__ = ["Judge", "JudgeOutcome", "JudgeRequest", "JudgeStats"]
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One question to the judge: a conversation and what kind of answer is expected."""
+
+    conversation: Conversation
+    kind: Literal["score", "points"] = "score"
+    low: int = 0
+    high: int = 5
+    max_points: int | None = None
+
+    @classmethod
+    def score(cls, messages: Sequence[dict[str, str]], low: int, high: int) -> JudgeRequest:
+        return cls(as_conversation(messages), "score", low, high)
+
+    @classmethod
+    def points(cls, messages: Sequence[dict[str, str]], max_points: int | None = None) -> JudgeRequest:
+        return cls(as_conversation(messages), "points", max_points=max_points)
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """What the judge answered: ``value`` (score) or ``points``, or neither and an ``error``."""
+
+    value: int | None = None
+    points: tuple[str, ...] | None = None
+    weighted: float | None = None  # expected score under the next-token distribution (local judges)
+    score_token_mass: float | None = None  # how much probability the score tokens had at all
+    tries: int = 0
+    answers: tuple[str | None, ...] = ()
+    error: str | None = None
+    failed: bool = False  # the transport failed (not cached: a rerun asks again)
+
+    @property
+    def missing(self) -> bool:
+        return self.value is None and self.points is None
+
+
+@dataclass
+class JudgeStats:
+    """Per-run counters of the judge (the transport-level ones live in ``LLM.stats``)."""
+
+    requests: int = 0
+    invalid_answers: int = 0  # answers that could not be read (each try counts)
+    missing_invalid: int = 0  # requests still unreadable after every try
+    missing_failed: int = 0  # requests whose transport failed after every retry
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class _State:
+    request: JudgeRequest
+    conversation: Conversation
+    answers: list[str | None] = field(default_factory=list)
+
+
+class Judge:
+    """Scores and lists from an :class:`~.client.LLM`, with follow-up tries and an outcome memo.
+
+    ``weighted=True`` also reads the probability-weighted score of every score request (local judges
+    only): sum over v of v * P(first answer token = v), renormalised over the score tokens.
+    """
+
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        max_tries: int = 3,
+        weighted: bool = False,
+        score_tokens: int = 16,
+        points_tokens: int = 1024,
+    ) -> None:
+        if max_tries < 1:
+            raise ValueError(f"max_tries must be at least 1, got {max_tries}")
+        if weighted and not llm.supports_probabilities:
+            llm.probabilities([], [])  # raises the explanatory LLMConfigurationError
+        self.llm = llm
+        self.max_tries = max_tries
+        self.weighted = weighted
+        self.settings = {
+            "score": GenerationSettings(max_new_tokens=score_tokens),
+            "points": GenerationSettings(max_new_tokens=points_tokens),
+        }
+        self.stats = JudgeStats()
+        self._memo: dict[JudgeRequest, JudgeOutcome] = {}
+
+    @property
+    def spec(self) -> str:
+        return str(self.llm.spec)
+
+    def run(self, requests: Sequence[JudgeRequest]) -> list[JudgeOutcome]:
+        """Outcomes in input order; only requests never seen by this judge are asked."""
+        todo = [r for r in dict.fromkeys(requests) if r not in self._memo]
+        if todo:
+            self.stats.requests += len(todo)
+            outcomes = self._ask(todo)
+            if self.weighted:
+                outcomes = self._add_weighted(todo, outcomes)
+            self._memo.update(zip(todo, outcomes, strict=True))
+        return [self._memo[r] for r in requests]
+
+    def _parse(self, request: JudgeRequest, answer: str | None) -> int | tuple[str, ...] | None:
+        if request.kind == "score":
+            return parse_score(answer, request.low, request.high)
+        points = parse_points(answer, request.max_points)
+        return tuple(points) if points else None
+
+    def _follow_up(self, request: JudgeRequest) -> tuple[str, str]:
+        if request.kind == "score":
+            text = get_prompt("retry_score").render(low=request.low, high=request.high)[-1]["content"]
+        else:
+            text = get_prompt("retry_points").render()[-1]["content"]
+        return ("user", text)
+
+    def _ask(self, requests: list[JudgeRequest]) -> list[JudgeOutcome]:
+        states = [_State(r, r.conversation) for r in requests]
+        final: dict[int, JudgeOutcome] = {}
+        active = list(range(len(states)))
+        for attempt in range(self.max_tries):
+            if not active:
+                break
+            still = []
+            for kind in ("score", "points"):
+                group = [i for i in active if states[i].request.kind == kind]
+                if not group:
+                    continue
+                completions = self.llm.generate([states[i].conversation for i in group], self.settings[kind])
+                for i, completion in zip(group, completions, strict=True):
+                    state = states[i]
+                    state.answers.append(completion.text)
+                    if completion.text is None:
+                        self.stats.missing_failed += 1
+                        final[i] = JudgeOutcome(tries=len(state.answers), answers=tuple(state.answers),
+                                                error=f"request failed: {completion.error}", failed=True)
+                        continue
+                    parsed = self._parse(state.request, completion.text)
+                    if parsed is not None:
+                        final[i] = JudgeOutcome(
+                            value=parsed if isinstance(parsed, int) else None,
+                            points=parsed if isinstance(parsed, tuple) else None,
+                            tries=len(state.answers), answers=tuple(state.answers),
+                        )
+                        continue
+                    self.stats.invalid_answers += 1
+                    if attempt + 1 < self.max_tries:
+                        state.conversation = (*state.conversation, ("assistant", completion.text),
+                                              self._follow_up(state.request))
+                        still.append(i)
+                    else:
+                        self.stats.missing_invalid += 1
+                        final[i] = JudgeOutcome(tries=len(state.answers), answers=tuple(state.answers),
+                                                error=f"no valid answer in {self.max_tries} tries")
+            active = sorted(still)
+        return [final[i] for i in range(len(states))]
+
+    def _add_weighted(self, requests: list[JudgeRequest], outcomes: list[JudgeOutcome]) -> list[JudgeOutcome]:
+        result = list(outcomes)
+        by_range: dict[tuple[int, int], list[int]] = {}
+        for i, request in enumerate(requests):
+            if request.kind == "score":
+                by_range.setdefault((request.low, request.high), []).append(i)
+        for (low, high), indices in by_range.items():
+            values = np.arange(low, high + 1, dtype=np.float64)
+            rows = self.llm.probabilities([requests[i].conversation for i in indices], [str(v) for v in range(low, high + 1)])
+            for i, row in zip(indices, rows, strict=True):
+                probs, mass = row[:-1], float(row[-1])
+                weighted = float(probs @ values) if mass > 0 and np.all(np.isfinite(probs)) else None
+                old = result[i]
+                result[i] = JudgeOutcome(old.value, old.points, weighted, mass, old.tries, old.answers, old.error,
+                                         old.failed)
+        return result

@@ -1,0 +1,211 @@
+"""``openai:<model>``: any server that speaks the OpenAI chat-completions API (OpenAI, vLLM, llama.cpp).
+
+Requests run in a thread pool (``concurrency`` at a time). Each request has its own timeout and is
+retried a bounded number of times on timeouts, connection errors, HTTP 408/409/429 and 5xx, with
+exponential backoff and full jitter (a server's ``Retry-After`` is honoured, capped). Errors that
+retrying cannot fix (HTTP 401/403/404: key or model) stop the run with one clear message; any other
+failure is recorded for that request, never raised.
+
+The API key is read from ``$SURGE_LLM_API_KEY`` or ``$OPENAI_API_KEY`` only (never a flag), and is
+scrubbed from every message this module logs or records.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from .base import (
+    BackendSpec,
+    Completion,
+    Conversation,
+    GenerationSettings,
+    LLMConfigurationError,
+    LLMStats,
+    as_messages,
+)
+
+__all__ = ["API_KEY_ENV_VARS", "OpenAIBackend", "redact_url"]
+
+logger = logging.getLogger(__name__)
+
+#: Where the key is read from, first match wins.
+API_KEY_ENV_VARS: tuple[str, ...] = ("SURGE_LLM_API_KEY", "OPENAI_API_KEY")
+_RETRY_STATUS = {408, 409, 429}
+_FATAL_STATUS = {401, 403, 404}
+
+
+def redact_url(url: str | None) -> str | None:
+    """A base URL safe to record: any ``user:password@`` part is dropped."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        parts = parts._replace(netloc=netloc)
+    return urlunsplit(parts)
+
+
+class OpenAIBackend:
+    """Chat completions over HTTP with bounded retries, timeouts and a concurrency limit."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        concurrency: int = 8,
+        timeout: float = 120.0,
+        max_retries: int = 5,
+        backoff_base: float = 1.0,
+        backoff_max: float = 60.0,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        self.spec = BackendSpec("openai", model)
+        self.model = model
+        self.base_url = base_url
+        self.concurrency = concurrency
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self._client: Any = None
+        self._client_lock = threading.Lock()
+        self._secret: str | None = None
+
+    def identity(self) -> str:
+        # The server address is left out on purpose: the same model behind another port or proxy gives
+        # the same answers, and a rerun against a restarted local server must still hit the cache.
+        return f"openai|{self.model}"
+
+    # -- client -------------------------------------------------------------------------------------
+
+    def _api_key(self) -> str:
+        for name in API_KEY_ENV_VARS:
+            value = os.environ.get(name)
+            if value:
+                return value
+        if self.base_url or os.environ.get("OPENAI_BASE_URL"):
+            return "EMPTY"  # local servers (vLLM, llama.cpp) accept any key
+        raise LLMConfigurationError(
+            f"openai:{self.model} needs an API key: set one of ${', $'.join(API_KEY_ENV_VARS)} "
+            "(keys are never taken from the command line), or pass --base-url for a local server"
+        )
+
+    def client(self) -> Any:
+        """The ``openai.OpenAI`` client, built on the first request (a fully cached rerun needs no key)."""
+        with self._client_lock:
+            if self._client is None:
+                import openai
+
+                key = self._api_key()
+                self._secret = key if key != "EMPTY" else None
+                # max_retries=0: retries are ours (bounded, counted, jittered, logged without secrets).
+                self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
+            return self._client
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._secret, "***") if self._secret else text
+
+    # -- requests -----------------------------------------------------------------------------------
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        cap = min(self.backoff_max, self.backoff_base * (2 ** attempt))
+        delay = random.uniform(0.0, cap)  # full jitter: concurrent workers do not retry in lockstep
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.backoff_max))
+        return delay
+
+    def _one(self, conversation: Conversation, settings: GenerationSettings, stats: LLMStats) -> Completion:
+        import openai
+
+        client = self.client()
+        error = "no attempt made"
+        for attempt in range(self.max_retries + 1):
+            retry_after: float | None = None
+            stats.add(sent=1)
+            try:
+                response = client.chat.completions.create(
+                    model=self.model,
+                    messages=as_messages(conversation),
+                    temperature=settings.temperature,
+                    max_tokens=settings.max_new_tokens,
+                )
+                choice = response.choices[0] if response.choices else None
+                text = (choice.message.content if choice is not None else None) or ""
+                return Completion(text=text, attempts=attempt + 1)
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                error = self._redact(f"HTTP {status}: {_short(exc)}")
+                if status in _FATAL_STATUS:
+                    raise LLMConfigurationError(
+                        f"the server at {redact_url(self.base_url) or 'api.openai.com'} refused openai:{self.model} "
+                        f"({error}); check the model name and the key in ${' / $'.join(API_KEY_ENV_VARS)}"
+                    ) from None
+                if status not in _RETRY_STATUS and status < 500:
+                    return Completion(text=None, error=error, attempts=attempt + 1)
+                retry_after = _retry_after(exc)
+            except openai.APITimeoutError:
+                error = f"timed out after {self.timeout:g}s"
+            except openai.APIConnectionError as exc:
+                error = self._redact(f"connection error: {_short(exc)}")
+            if attempt < self.max_retries:
+                delay = self._delay(attempt, retry_after)
+                stats.add(retries=1)
+                logger.warning("LLM request failed (%s); retry %d/%d in %.2fs", error, attempt + 1, self.max_retries, delay)
+                time.sleep(delay)
+        stats.add(failed=1)
+        logger.warning("LLM request failed after %d attempts (%s); its answer is recorded as missing",
+                       self.max_retries + 1, error)
+        return Completion(text=None, error=error, attempts=self.max_retries + 1)
+
+    def generate(
+        self,
+        conversations: Sequence[Conversation],
+        settings: GenerationSettings,
+        on_done: Callable[[int, Completion], None],
+        stats: LLMStats,
+    ) -> None:
+        if not conversations:
+            return
+        if self.concurrency == 1 or len(conversations) == 1:
+            for index, conversation in enumerate(conversations):
+                on_done(index, self._one(conversation, settings, stats))
+            return
+        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="surge-llm") as pool:
+
+            def task(index: int, conversation: Conversation) -> None:
+                on_done(index, self._one(conversation, settings, stats))
+
+            futures = [pool.submit(task, i, c) for i, c in enumerate(conversations)]
+            done, pending = wait(futures, return_when=FIRST_EXCEPTION)
+            for future in done:
+                if future.exception() is not None:
+                    for other in pending:
+                        other.cancel()
+                    raise future.exception()  # type: ignore[misc]
+
+    def __repr__(self) -> str:
+        return f"OpenAIBackend({self.model!r}, base_url={redact_url(self.base_url)!r}, concurrency={self.concurrency})"
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__
+
+
+def _retry_after(exc: Any) -> float | None:
+    try:
+        value = exc.response.headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (AttributeError, TypeError, ValueError):
+        return None

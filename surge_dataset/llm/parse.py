@@ -1,0 +1,75 @@
+"""Reading judge answers: a score in a range, or a list of points; ``None`` when the answer cannot be read.
+
+Deliberately strict: a wrong number is worse than a missing one. An answer is accepted when it is just
+the number (``4``, ``4.``, ``**4**``, ``4/5``, ``Score: 4``), names it explicitly (``score is 4``,
+``{"score": 4}``, ``rating: 4``), or holds exactly one number besides scale mentions (``0-5``,
+``out of 5``). Fractions (``3.5``), out-of-range values and answers with two candidate numbers are
+rejected; the caller then asks again and finally records the score as missing.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["parse_points", "parse_score"]
+
+_NUMBER = r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w]|\.\d)"
+_BARE_RE = re.compile(r"^\W*(?:score|rating|answer|grade)?\W*(\d+)\s*(?:/\s*\d+|out of \d+)?\W*$", re.I)
+_EXPLICIT_RE = re.compile(
+    r"(?:score|rating|grade|answer)[\"'*\s]*(?:is|of|would be|=|:)?[\"'*\s:]*(\d+(?:\.\d+)?)(?!\.\d)", re.I
+)
+_SCALE_RE = re.compile(
+    r"(?:\b(?:from|between)\s+)?\d+\s*(?:-|–|to|and)\s*\d+(?!\.\d)|(?:/|out of)\s*\d+|scale of \d+", re.I
+)
+_NUMBER_RE = re.compile(_NUMBER)
+_YES_NO_RE = re.compile(r"^\W*(yes|no)\b", re.I)
+_BULLET_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\(\d+\))\s+(.*\S)\s*$")
+
+
+def _as_score(text: str, low: int, high: int) -> int | None:
+    value = float(text)
+    if not value.is_integer():
+        return None
+    score = int(value)
+    return score if low <= score <= high else None
+
+
+def parse_score(answer: str | None, low: int, high: int) -> int | None:
+    """The integer score in ``[low, high]`` an answer gives, or ``None`` if there is no single clear one."""
+    if answer is None:
+        return None
+    text = answer.strip()
+    if not text:
+        return None
+    bare = _BARE_RE.match(text)
+    if bare:
+        return _as_score(bare.group(1), low, high)
+    if (low, high) == (0, 1):
+        yes_no = _YES_NO_RE.match(text)
+        if yes_no:
+            return 1 if yes_no.group(1).lower() == "yes" else 0
+    explicit = _EXPLICIT_RE.findall(text)
+    if explicit:
+        values = {_as_score(v, low, high) for v in explicit}
+        return values.pop() if len(values) == 1 else None
+    remaining = _SCALE_RE.sub(" ", text)
+    numbers = set(_NUMBER_RE.findall(remaining))
+    if len(numbers) == 1:
+        return _as_score(numbers.pop(), low, high)
+    return None
+
+
+def parse_points(answer: str | None, max_points: int | None = None) -> list[str] | None:
+    """Bulleted or numbered lines -> the points (at most ``max_points``); ``None`` when there are none."""
+    if not answer:
+        return None
+    points = []
+    for line in answer.splitlines():
+        match = _BULLET_RE.match(line)
+        if match:
+            point = match.group(1).strip().strip("*").strip()
+            if point and point not in points:
+                points.append(point)
+    if not points:
+        return None
+    return points[:max_points] if max_points else points

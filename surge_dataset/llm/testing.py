@@ -1,0 +1,158 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks (stdlib only).
+
+It speaks ``POST /v1/chat/completions`` and answers each request with the next step of a script:
+a :class:`Reply` (text), an :class:`HttpError` (e.g. 429 or 500) or a :class:`Hang` (sleeps past the
+client's timeout). When the script is used up, ``responder(messages)`` decides (default: reply "3").
+Every request is recorded, so a test can count what reached the server.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["Hang", "HttpError", "Reply", "ScriptedOpenAIServer"]
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+
+
+@dataclass(frozen=True)
+class HttpError:
+    status: int
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True)
+class Hang:
+    seconds: float
+
+
+Step = Reply | HttpError | Hang
+
+
+@dataclass
+class RecordedRequest:
+    messages: list[dict[str, str]]
+    body: dict[str, Any]
+    has_authorization: bool
+    step: Step
+
+
+class ScriptedOpenAIServer:
+    """``with ScriptedOpenAIServer([Reply("4"), HttpError(500)]) as server: ... server.base_url``."""
+
+    def __init__(
+        self,
+        script: Iterable[Step | str] = (),
+        responder: Callable[[list[dict[str, str]]], Step | str] | None = None,
+        *,
+        latency: float = 0.0,
+    ) -> None:
+        self._script = [Reply(s) if isinstance(s, str) else s for s in script]
+        self.responder = responder or (lambda messages: Reply("3"))
+        self.latency = latency
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def _next_step(self, messages: list[dict[str, str]]) -> Step:
+        with self._lock:
+            if self._script:
+                return self._script.pop(0)
+        step = self.responder(messages)
+        return Reply(step) if isinstance(step, str) else step
+
+    def start(self) -> ScriptedOpenAIServer:
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body go out as two writes; without TCP_NODELAY, Nagle's algorithm and the
+                # client's delayed ACK add ~40 ms to every keep-alive response (real servers disable it).
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+                return  # quiet: tests read the recorded requests instead
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                messages = body.get("messages", [])
+                step = owner._next_step(messages)
+                with owner._lock:
+                    owner.requests.append(RecordedRequest(messages, body, bool(self.headers.get("Authorization")), step))
+                if owner.latency:
+                    time.sleep(owner.latency)
+                try:
+                    if isinstance(step, Hang):
+                        time.sleep(step.seconds)
+                        self._send(200, _completion(body, "0"))
+                    elif isinstance(step, HttpError):
+                        headers = {"Retry-After": f"{step.retry_after:g}"} if step.retry_after is not None else None
+                        self._send(step.status, {"error": {"message": f"scripted HTTP {step.status}",
+                                                           "type": "scripted", "code": step.status}}, headers)
+                    else:
+                        self._send(200, _completion(body, step.text))
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout): nothing to answer
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> ScriptedOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", "scripted"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }

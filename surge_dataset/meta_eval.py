@@ -1,0 +1,151 @@
+"""Meta-evaluation: how well each metric ranks systems the way humans do (SurGE paper, Table 2).
+
+Input: a human ranking CSV and one ``surge evaluate`` results file per system.
+
+Human ranking CSV (UTF-8, header required, extra columns ignored)::
+
+    survey_id,system,rank
+    0,AutoSurvey,1
+    0,RAG-GPT,2
+    0,GT,0
+
+``rank`` 1 is best (ties allowed, any numbers: only their order counts). The row ``system=GT``
+ranks the human-written survey itself; it is needed only for the "with GT" variant, which also needs
+a results file for the GT scored as a system (``surge data render`` + ``surge evaluate``) named GT.
+
+For every metric key and every survey, the systems that have both a human rank and a metric value are
+ranked by the metric (higher is better) and compared with the human ranking by Kendall's tau (tau-b)
+and Spearman's rho (``scipy.stats``); the coefficients are averaged over surveys. Surveys with fewer
+than two such systems, or where either ranking is all ties (coefficient undefined), are left out and
+counted. Both variants are reported: with the GT system in the list and without it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["GT_SYSTEM", "load_results", "meta_evaluate", "read_human_rankings"]
+
+GT_SYSTEM = "GT"
+_NON_METRIC_KEYS = {"counts", "diagnostics"}
+
+Rankings = dict[int, dict[str, float]]  # survey id -> system -> human rank
+SystemScores = dict[str, dict[int, dict[str, float]]]  # system -> survey id -> metric key -> value
+
+
+def read_human_rankings(path: str | Path) -> Rankings:
+    """The CSV described in the module docstring -> {survey_id: {system: rank}}."""
+    rankings: Rankings = {}
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        needed = {"survey_id", "system", "rank"}
+        if reader.fieldnames is None or not needed <= {f.strip() for f in reader.fieldnames}:
+            raise ValueError(f"{path}: the header must name the columns survey_id, system, rank (got {reader.fieldnames})")
+        for line, row in enumerate(reader, start=2):
+            row = {k.strip(): (v or "").strip() for k, v in row.items() if k}
+            try:
+                survey_id, rank = int(row["survey_id"]), float(row["rank"])
+            except ValueError:
+                raise ValueError(f"{path}:{line}: survey_id must be an integer and rank a number, got {row}") from None
+            system = row["system"]
+            if not system:
+                raise ValueError(f"{path}:{line}: empty system name")
+            if system in rankings.setdefault(survey_id, {}):
+                raise ValueError(f"{path}:{line}: survey {survey_id} ranks system {system!r} twice")
+            rankings[survey_id][system] = rank
+    return rankings
+
+
+def _system_and_path(spec: str | Path) -> tuple[str, Path]:
+    text = str(spec)
+    if "=" in text and not Path(text).exists():
+        name, _, path = text.partition("=")
+        return name.strip(), Path(path.strip())
+    return Path(text).stem, Path(text)
+
+
+def load_results(specs: Iterable[str | Path]) -> SystemScores:
+    """``NAME=results.json`` (or a path, named by its file stem) -> per-system, per-survey metric values."""
+    systems: SystemScores = {}
+    for spec in specs:
+        name, path = _system_and_path(spec)
+        if name in systems:
+            raise ValueError(f"two results files for system {name!r}; name them NAME=PATH")
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if "surveys" not in data:
+            raise ValueError(f"{path}: not a `surge evaluate` results file (no 'surveys')")
+        systems[name] = {
+            int(survey_id): {k: float(v) for k, v in record.items()
+                             if k not in _NON_METRIC_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool)
+                             and math.isfinite(v)}
+            for survey_id, record in data["surveys"].items()
+        }
+    return systems
+
+
+def _correlations(metric: Sequence[float], human_rank: Sequence[float]) -> tuple[float, float] | None:
+    from scipy.stats import kendalltau, spearmanr
+
+    a = np.asarray(metric, dtype=np.float64)
+    b = -np.asarray(human_rank, dtype=np.float64)  # rank 1 = best: negate so "higher is better" on both sides
+    if len(a) < 2 or np.all(a == a[0]) or np.all(b == b[0]):
+        return None
+    tau = kendalltau(a, b).statistic
+    rho = spearmanr(a, b).statistic
+    if not (np.isfinite(tau) and np.isfinite(rho)):
+        return None
+    return float(tau), float(rho)
+
+
+def meta_evaluate(
+    human: Rankings,
+    systems: Mapping[str, Mapping[int, Mapping[str, float]]],
+    metrics: Sequence[str] | None = None,
+    *,
+    gt_system: str = GT_SYSTEM,
+) -> dict[str, Any]:
+    """{metric: {"with_gt": {...}, "without_gt": {...}}}, each ``{"kendall_tau", "spearman_rho",
+    "surveys", "skipped"}`` (coefficients averaged over the surveys counted in ``surveys``)."""
+    if metrics is None:
+        keys: set[str] = set()
+        for per_survey in systems.values():
+            for record in per_survey.values():
+                keys.update(record)
+        metrics = sorted(keys)
+    out: dict[str, Any] = {}
+    for metric in metrics:
+        entry = {}
+        for variant, include_gt in (("with_gt", True), ("without_gt", False)):
+            taus, rhos, skipped = [], [], 0
+            for survey_id in sorted(human):
+                pairs = [
+                    (systems[s][survey_id][metric], rank)
+                    for s, rank in human[survey_id].items()
+                    if (include_gt or s != gt_system)
+                    and s in systems and metric in systems[s].get(survey_id, {})
+                ]
+                if include_gt and metric not in systems.get(gt_system, {}).get(survey_id, {}):
+                    pairs = []  # "with GT" needs the GT both ranked by humans and scored by the metric
+                if include_gt and gt_system not in human[survey_id]:
+                    pairs = []
+                result = _correlations([p[0] for p in pairs], [p[1] for p in pairs]) if pairs else None
+                if result is None:
+                    skipped += 1
+                    continue
+                taus.append(result[0])
+                rhos.append(result[1])
+            entry[variant] = {
+                "kendall_tau": float(np.mean(taus)) if taus else None,
+                "spearman_rho": float(np.mean(rhos)) if rhos else None,
+                "surveys": len(taus),
+                "skipped": skipped,
+            }
+        out[metric] = entry
+    return out

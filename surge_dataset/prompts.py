@@ -1,0 +1,169 @@
+"""Every prompt the package sends to an LLM, as named, versioned templates kept in one place.
+
+Judge scores depend on the exact wording, so the wording is data: each template has a name, the
+results of ``surge evaluate`` record :data:`PROMPTS_VERSION`, and any change to a judge template must
+bump it (the LLM cache keys on the rendered messages, so old answers are never reused for new wording).
+The texts are our own, written from the rubric facts of protocol.md §4 and §8, not copied from the
+authors' code. Baselines add their generation templates with :func:`register`.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+
+__all__ = ["PROMPTS", "PROMPTS_VERSION", "PromptTemplate", "get_prompt", "register"]
+
+#: Bump when any judge template below changes; recorded in the results ``config``.
+PROMPTS_VERSION = "surge-judges-1"
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A chat prompt: optional system text and a user text with ``{field}`` slots (``str.format``)."""
+
+    name: str
+    user: str
+    system: str | None = None
+    description: str = ""
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The slot names the template needs, in order of first use."""
+        names = [f for text in (self.system or "", self.user) for _, f, _, _ in string.Formatter().parse(text) if f]
+        return tuple(dict.fromkeys(names))
+
+    def render(self, **values: object) -> list[dict[str, str]]:
+        """Chat messages with every slot filled; a missing or unknown slot is an error, not a silent gap."""
+        missing = [f for f in self.fields if f not in values]
+        unknown = [k for k in values if k not in self.fields]
+        if missing or unknown:
+            raise KeyError(f"prompt {self.name!r}: missing fields {missing}, unknown fields {unknown}")
+        messages = []
+        if self.system:
+            messages.append({"role": "system", "content": self.system.format(**values)})
+        messages.append({"role": "user", "content": self.user.format(**values)})
+        return messages
+
+
+PROMPTS: dict[str, PromptTemplate] = {}
+
+
+def register(template: PromptTemplate, *, replace: bool = False) -> PromptTemplate:
+    """Add a template to :data:`PROMPTS` (baselines register theirs at import)."""
+    if template.name in PROMPTS and not replace:
+        raise KeyError(f"a prompt named {template.name!r} is already registered")
+    PROMPTS[template.name] = template
+    return template
+
+
+def get_prompt(name: str) -> PromptTemplate:
+    try:
+        return PROMPTS[name]
+    except KeyError:
+        raise KeyError(f"no prompt named {name!r}; known: {', '.join(sorted(PROMPTS))}") from None
+
+
+_JUDGE_SYSTEM = (
+    "You are a careful reviewer of scientific survey articles. You follow the scoring instructions "
+    "exactly and reply with the requested answer only."
+)
+
+register(PromptTemplate(
+    name="sqs",
+    description="SQS: structure similarity of two heading trees, integer 0-5 (protocol.md §4).",
+    system=_JUDGE_SYSTEM,
+    user=(
+        "Below are two outlines of a survey on the same topic, written as Markdown headings (one '#' per "
+        "level). The first is the reference outline written by the human authors; the second was produced "
+        "by a generation system.\n\n"
+        "Judge how similar the generated outline is to the reference outline, considering together:\n"
+        "- structure: the hierarchy, order and grouping of the sections;\n"
+        "- meaning: whether the sections cover the same topics;\n"
+        "- wording: how close the section titles are.\n\n"
+        "Use this scale:\n"
+        "0 = completely different\n"
+        "1 = very little in common\n"
+        "2 = some overlap, mostly different\n"
+        "3 = moderately similar\n"
+        "4 = very similar, with minor differences\n"
+        "5 = almost identical\n\n"
+        "Reference outline:\n<<<\n{reference_outline}\n>>>\n\n"
+        "Generated outline:\n<<<\n{generated_outline}\n>>>\n\n"
+        "Reply with one integer from 0 to 5 and nothing else."
+    ),
+))
+
+register(PromptTemplate(
+    name="cqs",
+    description="CQS: quality of one generated section, integer 0-5 (protocol.md §4).",
+    system=_JUDGE_SYSTEM,
+    user=(
+        "Rate the writing quality of the following passage from a generated scientific survey. Consider "
+        "all of these criteria together:\n"
+        "- fluency and coherence;\n"
+        "- logical clarity of the argument;\n"
+        "- avoidance of redundancy;\n"
+        "- clarity of description;\n"
+        "- absence of errors (factual, grammatical or formatting).\n\n"
+        "Use this scale: 0 = unusable, 1 = very poor, 2 = poor, 3 = acceptable, 4 = good, "
+        "5 = excellent on every criterion.\n\n"
+        "Passage:\n<<<\n{section}\n>>>\n\n"
+        "Reply with one integer from 0 to 5 and nothing else."
+    ),
+))
+
+register(PromptTemplate(
+    name="rel_llm",
+    description="Rel_LLM: structural alignment of a generated survey with the human one, 1-5 (protocol.md §8).",
+    system=_JUDGE_SYSTEM,
+    user=(
+        "Two outlines of surveys on the topic \"{title}\" follow, as Markdown headings. The first was "
+        "written by human experts, the second by a generation system.\n\n"
+        "How well does the generated outline align with the human outline, i.e. does it organise the "
+        "topic into corresponding sections that play the same roles?\n"
+        "1 = not aligned at all, 2 = weakly aligned, 3 = partly aligned, 4 = mostly aligned, "
+        "5 = fully aligned.\n\n"
+        "Human outline:\n<<<\n{reference_outline}\n>>>\n\n"
+        "Generated outline:\n<<<\n{generated_outline}\n>>>\n\n"
+        "Reply with one integer from 1 to 5 and nothing else."
+    ),
+))
+
+register(PromptTemplate(
+    name="kpr_extract",
+    description="KPR step 1: key points of a human-written survey (protocol.md §8), one per line.",
+    system=_JUDGE_SYSTEM,
+    user=(
+        "Read the following survey article, titled \"{title}\", and list its key points: the main "
+        "findings, claims, categorisations and conclusions a reader must take away. Write at most "
+        "{max_points} key points, each a single self-contained sentence, one per line, each line "
+        "starting with \"- \". Write nothing else.\n\n"
+        "Survey:\n<<<\n{survey}\n>>>"
+    ),
+))
+
+register(PromptTemplate(
+    name="kpr_check",
+    description="KPR step 2: is one key point present in the generated survey? 1 or 0.",
+    system=_JUDGE_SYSTEM,
+    user=(
+        "Key point:\n{key_point}\n\n"
+        "Generated survey:\n<<<\n{survey}\n>>>\n\n"
+        "Does the generated survey state or clearly cover this key point? Reply 1 if it does and 0 if it "
+        "does not, and nothing else."
+    ),
+))
+
+# Follow-up turns used after an answer that could not be read (the conversation continues with them).
+register(PromptTemplate(
+    name="retry_score",
+    description="Follow-up after an answer without a valid score.",
+    user="That reply did not contain a valid answer. Reply with a single integer from {low} to {high} and nothing else.",
+))
+
+register(PromptTemplate(
+    name="retry_points",
+    description="Follow-up after an answer without a readable list of key points.",
+    user="That reply did not contain a list. Write the key points again, one per line, each line starting with \"- \".",
+))

@@ -1,0 +1,261 @@
+"""LLM-judged metrics: SQS and CQS (SurGE, protocol.md §4), Rel_LLM and KPR (SurveyGen, §8).
+
+Each metric is split in two pure parts: building the judge requests from the surveys, and turning the
+judge's outcomes into a number plus diagnostics. The judge is injected (anything with
+``run(requests) -> outcomes``, normally :class:`surge_dataset.llm.Judge`), so ``surge evaluate`` can
+send the requests of a whole run at once and tests can use a fake judge. A judge answer that could not
+be obtained is *missing*: counted and reported, never turned into 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..llm.judge import JudgeOutcome, JudgeRequest
+from ..prompts import get_prompt
+from ..records import Section, Survey
+from ..survey import GeneratedSurvey
+
+__all__ = [
+    "CQS_MAX_CHARS",
+    "CQS_MIN_CHARS",
+    "CQS_SAMPLE_SIZE",
+    "CQS_SEED",
+    "JudgeScore",
+    "ScoreJudge",
+    "content_quality",
+    "cqs_requests",
+    "cqs_sample",
+    "cut_section",
+    "generated_text",
+    "gt_text",
+    "key_point_recall",
+    "kpr_check_requests",
+    "kpr_extract_request",
+    "rel_llm",
+    "rel_llm_request",
+    "render_gt_outline",
+    "sqs_request",
+    "structure_quality",
+]
+
+SQS_MIN_OUTLINE_CHARS = 5
+CQS_MIN_CHARS = 100
+CQS_SAMPLE_SIZE = 20
+CQS_SEED = 42
+CQS_MAX_CHARS = 1000
+KPR_MAX_POINTS = 20
+#: Surveys are cut to this many characters in KPR prompts (about 8k tokens), so open judges with a 32k
+#: context fit; the cut is recorded as a diagnostic.
+KPR_MAX_SURVEY_CHARS = 30_000
+
+
+class ScoreJudge(Protocol):
+    def run(self, requests: Sequence[JudgeRequest]) -> list[JudgeOutcome]: ...
+
+
+@dataclass
+class JudgeScore:
+    """A judged metric of one survey: the value (None when undefined or all answers missing) and counts."""
+
+    value: float | None
+    weighted: float | None = None
+    items: int = 0  # judge questions the value is built from
+    missing: int = 0  # of those, how many got no usable answer
+    failed: int = 0  # of the missing, how many because the request itself failed (retried on a rerun)
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _diagnostic(code: str, message: str) -> dict[str, Any]:
+    return {"code": code, "message": message, "line": None}
+
+
+def _aggregate(name: str, outcomes: Sequence[JudgeOutcome]) -> JudgeScore:
+    """Mean of the answered scores; missing ones are left out and counted."""
+    values = [o.value for o in outcomes if o.value is not None]
+    weighted = [o.weighted for o in outcomes if o.weighted is not None]
+    missing = sum(1 for o in outcomes if o.value is None)
+    diagnostics = []
+    if missing:
+        reasons = sorted({o.error or "no answer" for o in outcomes if o.value is None})
+        diagnostics.append(_diagnostic("judge_missing", f"{name}: {missing} of {len(outcomes)} judge answers missing ({'; '.join(reasons)})"))
+    return JudgeScore(
+        value=float(np.mean(values)) if values else None,
+        weighted=float(np.mean(weighted)) if weighted else None,
+        items=len(outcomes),
+        missing=missing,
+        failed=sum(1 for o in outcomes if o.value is None and o.failed),
+        diagnostics=diagnostics,
+    )
+
+
+# ------------------------------------------------------------------------------------------- outlines
+
+
+def render_gt_outline(gt: Survey | Section) -> str:
+    """The GT heading tree as the released evaluator showed it to the SQS judge (protocol.md §4).
+
+    From the root's children down, every node (content or not) as ``'#' * depth + ' ' + title`` and a
+    line break, and one more line break after each node's subtree.
+    """
+    root = gt.tree() if isinstance(gt, Survey) else gt
+    parts: list[str] = []
+
+    def visit(node: Section, depth: int) -> None:
+        parts.append("#" * depth + " " + node.title + "\n")
+        for child in node.children:
+            visit(child, depth + 1)
+        parts.append("\n")
+
+    for child in root.children:
+        visit(child, 1)
+    return "".join(parts)
+
+
+def gt_text(gt: Survey) -> str:
+    """The GT survey as Markdown (headings ``#`` x depth, then content): what KPR extracts points from."""
+    lines = []
+    for node in gt.tree().walk():
+        if node.depth > 0:
+            lines.append("#" * node.depth + " " + node.title)
+        if node.content.strip():
+            lines.append(node.content.strip())
+    return "\n\n".join(lines)
+
+
+def generated_text(parsed: GeneratedSurvey) -> str:
+    """The generated survey re-assembled from its parsed tree (headings and content)."""
+    lines = []
+    for node in parsed.nodes():
+        if node.level > 0:
+            lines.append("#" * node.level + " " + node.title)
+        if node.content.strip():
+            lines.append(node.content.strip())
+    return "\n\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------ SQS
+
+
+def sqs_request(gt_outline: str, generated_outline: str) -> JudgeRequest | None:
+    """The SQS question, or None when the generated outline is under 5 characters (scored 0, not asked)."""
+    if len(generated_outline) < SQS_MIN_OUTLINE_CHARS:
+        return None
+    messages = get_prompt("sqs").render(reference_outline=gt_outline, generated_outline=generated_outline)
+    return JudgeRequest.score(messages, 0, 5)
+
+
+def structure_quality(gt_outline: str, generated_outline: str, judge: ScoreJudge) -> JudgeScore:
+    """SQS of one survey: one integer 0-5 from the judge; 0 below 5 characters of generated headings."""
+    request = sqs_request(gt_outline, generated_outline)
+    if request is None:
+        return JudgeScore(0.0, 0.0, diagnostics=[_diagnostic("short_outline", "generated headings under 5 characters: SQS = 0")])
+    return _aggregate("sqs", judge.run([request]))
+
+
+# ------------------------------------------------------------------------------------------------ CQS
+
+
+def cut_section(text: str, max_chars: int = CQS_MAX_CHARS) -> str:
+    """Longer than ``max_chars``: cut there, then (unless it ends with '.') back to before its last '.'.
+
+    With no '.' at all ``rfind`` gives -1 and the last character goes, as in the released evaluator.
+    """
+    if len(text) <= max_chars:
+        return text
+    text = text[:max_chars]
+    if not text.endswith("."):
+        text = text[: text.rfind(".")]
+    return text
+
+
+def cqs_sample(sections: Sequence[str], n: int = CQS_SAMPLE_SIZE, seed: int = CQS_SEED) -> list[str]:
+    """min(n, len) sections drawn without replacement, then cut (protocol.md §4).
+
+    ``RandomState(seed).choice(len, k, replace=False)`` draws the same indices as the released
+    evaluator's ``np.random.seed(42); np.random.choice(sections, k, replace=False)`` (both take the
+    first k of one legacy permutation), without touching numpy's global generator.
+    """
+    if not sections:
+        return []
+    k = min(n, len(sections))
+    indices = np.random.RandomState(seed).choice(len(sections), k, replace=False)
+    return [cut_section(sections[int(i)]) for i in indices]
+
+
+def cqs_requests(sections: Sequence[str]) -> list[JudgeRequest]:
+    """One 0-5 question per sampled section (``sections``: contents with >= 100 characters)."""
+    return [JudgeRequest.score(get_prompt("cqs").render(section=text), 0, 5) for text in cqs_sample(sections)]
+
+
+def content_quality(sections: Sequence[str], judge: ScoreJudge) -> JudgeScore:
+    """CQS of one survey: mean judge score over the sampled sections; None (with a reason) if none qualify."""
+    requests = cqs_requests(sections)
+    if not requests:
+        return JudgeScore(None, None, diagnostics=[_diagnostic(
+            "no_cqs_sections", f"no section (root included) has {CQS_MIN_CHARS} characters of content: CQS is undefined")])
+    return _aggregate("cqs", judge.run(requests))
+
+
+# -------------------------------------------------------------------------------------------- Rel_LLM
+
+
+def rel_llm_request(title: str, gt_outline: str, generated_outline: str) -> JudgeRequest | None:
+    if len(generated_outline) < SQS_MIN_OUTLINE_CHARS:
+        return None
+    messages = get_prompt("rel_llm").render(title=title, reference_outline=gt_outline, generated_outline=generated_outline)
+    return JudgeRequest.score(messages, 1, 5)
+
+
+def rel_llm(title: str, gt_outline: str, generated_outline: str, judge: ScoreJudge) -> JudgeScore:
+    """Rel_LLM: the judge's 1-5 rating of structural alignment; 1 without generated headings (not asked)."""
+    request = rel_llm_request(title, gt_outline, generated_outline)
+    if request is None:
+        return JudgeScore(1.0, 1.0, diagnostics=[_diagnostic("short_outline", "generated headings under 5 characters: Rel_LLM = 1")])
+    return _aggregate("rel_llm", judge.run([request]))
+
+
+# ------------------------------------------------------------------------------------------------ KPR
+
+
+def _cut(text: str, limit: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= limit else (text[:limit], True)
+
+
+def kpr_extract_request(title: str, gt_survey_text: str, *, max_chars: int = KPR_MAX_SURVEY_CHARS,
+                        max_points: int = KPR_MAX_POINTS) -> JudgeRequest:
+    """The key-point extraction question for a GT survey (identical for every system: cached once)."""
+    text, _ = _cut(gt_survey_text, max_chars)
+    messages = get_prompt("kpr_extract").render(title=title, survey=text, max_points=max_points)
+    return JudgeRequest.points(messages, max_points)
+
+
+def kpr_check_requests(points: Sequence[str], generated_survey_text: str, *,
+                       max_chars: int = KPR_MAX_SURVEY_CHARS) -> list[JudgeRequest]:
+    text, _ = _cut(generated_survey_text, max_chars)
+    return [JudgeRequest.score(get_prompt("kpr_check").render(key_point=p, survey=text), 0, 1) for p in points]
+
+
+def key_point_recall(title: str, gt_survey_text: str, generated_survey_text: str, judge: ScoreJudge, *,
+                     max_chars: int = KPR_MAX_SURVEY_CHARS, max_points: int = KPR_MAX_POINTS) -> JudgeScore:
+    """KPR = share of the GT's key points (extracted by the judge) the judge finds in the generated survey.
+
+    None with a diagnostic when no key points could be extracted; 0 for an empty generated survey.
+    """
+    extraction = judge.run([kpr_extract_request(title, gt_survey_text, max_chars=max_chars, max_points=max_points)])[0]
+    diagnostics = []
+    if len(gt_survey_text) > max_chars or len(generated_survey_text) > max_chars:
+        diagnostics.append(_diagnostic("kpr_truncated", f"a survey longer than {max_chars} characters was cut for KPR"))
+    if not extraction.points:
+        diagnostics.append(_diagnostic("kpr_no_points", f"no key points extracted from the GT survey ({extraction.error})"))
+        return JudgeScore(None, None, items=1, missing=1, failed=int(extraction.failed), diagnostics=diagnostics)
+    if not generated_survey_text.strip():
+        return JudgeScore(0.0, None, diagnostics=diagnostics + [_diagnostic("empty_survey", "empty generated survey: KPR = 0")])
+    score = _aggregate("kpr", judge.run(kpr_check_requests(extraction.points, generated_survey_text, max_chars=max_chars)))
+    score.weighted = None  # a 0/1 check has no meaningful weighted variant here
+    score.diagnostics = diagnostics + score.diagnostics
+    return score

@@ -1,0 +1,79 @@
+"""The ``hf:`` backend on a tiny random Llama saved to a folder (fast; no download).
+
+Checks what batching could silently break: answers and next-token probabilities of a prompt do not
+depend on the other prompts in its batch (left padding with explicit positions), and repeated runs agree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from surge_dataset.llm import LLM, GenerationSettings, Judge, JudgeRequest, make_llm
+from surge_dataset.llm.base import LLMConfigurationError
+
+TEMPLATE = (
+    "{% for m in messages %}<s>{{ m['role'] }}\n{{ m['content'] }}</s>\n{% endfor %}"
+    "{% if add_generation_prompt %}<s>assistant\n{% endif %}"
+)
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(tmp_path_factory):
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from surge_dataset.models.testing import build_tiny_roberta
+
+    tokenizer_dir = build_tiny_roberta(tmp_path_factory.mktemp("tok") / "t")
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    tokenizer.chat_template = TEMPLATE
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=512,
+                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+                         pad_token_id=tokenizer.pad_token_id)
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("models") / "tiny-llama"
+    LlamaForCausalLM(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def _conversation(text: str):
+    return (("user", text),)
+
+
+def test_batching_does_not_change_answers_or_probabilities(tiny_llama):
+    llm = make_llm(f"hf:{tiny_llama}", cache_dir=False, batch_size=4, device="cpu")
+    prompts = [_conversation("graph " * n + "score it") for n in (1, 7, 20, 3)]
+    settings = GenerationSettings(max_new_tokens=5)
+    together = [c.text for c in llm.generate(prompts, settings)]
+    alone = [llm.generate([p], settings)[0].text for p in prompts]
+    assert together == alone
+    batch = llm.probabilities(prompts, list("012345"))
+    single = np.vstack([llm.probabilities([p], list("012345")) for p in prompts])
+    assert np.allclose(batch, single, atol=1e-5)
+    assert np.allclose(batch[:, :-1].sum(axis=1), 1.0) and np.all((batch[:, -1] > 0) & (batch[:, -1] <= 1))
+    again = LLM(llm.backend, cache_dir=False).probabilities(prompts, list("012345"))
+    assert np.array_equal(again, batch)
+
+
+def test_local_judge_weighted_scores_and_cache(tiny_llama, tmp_path):
+    llm = make_llm(f"hf:{tiny_llama}", cache_dir=tmp_path, batch_size=2, device="cpu")
+    judge = Judge(llm, weighted=True, max_tries=2, score_tokens=3)
+    requests = [JudgeRequest.score([{"role": "user", "content": f"rate {i}"}], 0, 5) for i in range(3)]
+    outcomes = judge.run(requests)
+    for outcome in outcomes:
+        assert 0 <= outcome.weighted <= 5 and outcome.tries in (1, 2)
+        assert outcome.value is not None or outcome.error == "no valid answer in 2 tries"
+    fresh = make_llm(f"hf:{tiny_llama}", cache_dir=tmp_path, batch_size=2, device="cpu")
+    again = Judge(fresh, weighted=True, max_tries=2, score_tokens=3).run(requests)
+    assert again == outcomes and fresh.stats.sent == 0
+    assert fresh.backend._model is None  # everything came from the cache: the weights were never loaded
+
+
+def test_weighted_needs_a_local_judge():
+    with pytest.raises(LLMConfigurationError, match="hf: or gguf:"):
+        Judge(make_llm("openai:gpt-4o", cache_dir=False), weighted=True)
+    with pytest.raises(LLMConfigurationError, match="no such file"):
+        make_llm("gguf:/nowhere/model.gguf")

@@ -1,0 +1,76 @@
+"""Meta-evaluation: Kendall's tau / Spearman's rho against a human ranking, hand-computed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from surge_dataset.cli import app
+from surge_dataset.meta_eval import load_results, meta_evaluate, read_human_rankings
+
+HUMAN = """survey_id,system,rank
+0,GT,1
+0,A,2
+0,B,3
+0,C,4
+1,GT,1
+1,A,3
+1,B,2
+1,C,4
+2,A,1
+"""
+# metric m per system and survey; survey 2 has a single ranked system (skipped)
+SCORES = {"GT": {0: 0.9, 1: 0.8}, "A": {0: 0.5, 1: 0.2, 2: 0.3}, "B": {0: 0.6, 1: 0.7}, "C": {0: 0.1, 1: 0.1}}
+
+
+@pytest.fixture()
+def files(tmp_path):
+    (tmp_path / "human.csv").write_text(HUMAN)
+    paths = []
+    for system, values in SCORES.items():
+        surveys = {str(i): {"m": v, "counts": {"references": 3}, "diagnostics": []} for i, v in values.items()}
+        path = tmp_path / f"{system}.json"
+        path.write_text(json.dumps({"surveys": surveys}))
+        paths.append(f"{system}={path}")
+    return tmp_path / "human.csv", paths
+
+
+def test_hand_computed_correlations(files):
+    human, paths = files
+    result = meta_evaluate(read_human_rankings(human), load_results(paths))
+    assert set(result) == {"m"}
+    # survey 0 with GT: metric order GT>B>A>C vs human GT>A>B>C: 1 discordant pair of 6 -> tau 4/6;
+    # rho = 1 - 6*2/(4*15) = 0.8. Survey 1 agrees fully (1, 1).
+    assert result["m"]["with_gt"] == {"kendall_tau": pytest.approx((4 / 6 + 1) / 2),
+                                      "spearman_rho": pytest.approx(0.9), "surveys": 2, "skipped": 1}
+    # without GT: survey 0 B>A>C vs A>B>C -> tau 1/3, rho 1 - 6*2/(3*8) = 0.5
+    assert result["m"]["without_gt"] == {"kendall_tau": pytest.approx((1 / 3 + 1) / 2),
+                                         "spearman_rho": pytest.approx(0.75), "surveys": 2, "skipped": 1}
+
+
+def test_without_gt_results_the_with_variant_is_undefined(files):
+    human, paths = files
+    result = meta_evaluate(read_human_rankings(human), load_results([p for p in paths if not p.startswith("GT=")]))
+    assert result["m"]["with_gt"]["kendall_tau"] is None
+    assert result["m"]["without_gt"]["kendall_tau"] == pytest.approx(2 / 3)
+
+
+def test_bad_csv_is_a_clear_error(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text("survey,system,rank\n0,A,1\n")
+    with pytest.raises(ValueError, match="survey_id, system, rank"):
+        read_human_rankings(path)
+    path.write_text("survey_id,system,rank\n0,A,1\n0,A,2\n")
+    with pytest.raises(ValueError, match="twice"):
+        read_human_rankings(path)
+
+
+def test_cli_meta_eval(files, tmp_path):
+    human, paths = files
+    out = tmp_path / "meta.json"
+    result = CliRunner().invoke(app, ["meta-eval", "--human", str(human), "--out", str(out), "--results", *paths])
+    assert result.exit_code == 0, result.output
+    assert "0.833" in result.output and "0.667" in result.output
+    assert json.loads(out.read_text())["m"]["with_gt"]["spearman_rho"] == pytest.approx(0.9)

@@ -1,0 +1,139 @@
+"""SurveyGen metrics with hand-computed values: citation P/R/F1, structural overlap, similarity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from surge_dataset.scoring.batch import batch_citation_prf, batch_sim, batch_structure_overlap
+from surge_dataset.scoring.surveygen_metrics import (
+    citation_prf,
+    generated_top_level,
+    greedy_matches,
+    gt_top_level,
+    is_non_content_section,
+    structure_overlap,
+    survey_similarity,
+)
+from surge_dataset.survey import parse_survey
+
+from .test_judges import _survey
+
+
+class KnownVectors:
+    """An encoder with fixed vectors per text (unknown texts are an error)."""
+
+    def __init__(self, table):
+        self.table = {k: np.asarray(v, dtype=np.float64) for k, v in table.items()}
+        self.seen = []
+
+    def encode(self, texts):
+        self.seen += list(texts)
+        return np.stack([self.table[t] for t in texts])
+
+
+def test_citation_prf_hand_computed():
+    generated = [
+        "Attention Is All You Need",
+        "attention is all you need.",  # same after processing: counted once
+        "Graph Neural Networks: A Review",  # vs "graph neural networks - a review": ratio 2*31/63 = 98.4
+        "Deep Residual Learning for Image Recognitio",  # ratio 2*43/87 = 98.9
+        "Language Models are Few-Shot Learners",  # far from every GT title
+    ]
+    gt = [
+        "Attention is all you need",
+        "Graph neural networks - a review",
+        "Deep Residual Learning for Image Recognition",
+        "Language Models are Unsupervised Multitask Learners",
+        "BERT: Pre-training of Deep Bidirectional Transformers",
+    ]
+    result = citation_prf(generated, gt)
+    assert result["matched"] == 3 and result["generated"] == 4 and result["gt"] == 5
+    assert result["precision"] == pytest.approx(3 / 4) and result["recall"] == pytest.approx(3 / 5)
+    assert result["f1"] == pytest.approx(2 * 0.75 * 0.6 / 1.35)
+    # the threshold: 19 vs 20 equal letters is 2*19/39 = 97.4 (match); 9 vs 10 is 2*9/19 = 94.7 (none)
+    assert citation_prf(["a" * 19], ["a" * 20])["matched"] == 1
+    assert citation_prf(["a" * 9], ["a" * 10])["matched"] == 0
+    assert citation_prf([], gt) == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "matched": 0, "generated": 0, "gt": 5}
+    assert citation_prf(generated, [])["recall"] is None
+    batch = batch_citation_prf([generated, []], [gt, gt])
+    assert batch["f1"] == pytest.approx((2 * 0.75 * 0.6 / 1.35) / 2)
+
+
+def test_greedy_matching_is_one_to_one():
+    sim = np.array([[0.95, 0.90], [0.96, 0.10]])
+    assert greedy_matches(sim, 0.8) == [(1, 0, 0.96), (0, 1, 0.90)]
+    assert greedy_matches(np.array([[0.8, 0.79]]), 0.8) == [(0, 0, 0.8)]
+    assert greedy_matches(np.array([[0.8]]), 0.8, strict=True) == []
+
+
+def test_structure_overlap_hand_computed():
+    r = 1 / np.sqrt(2)
+    encoder = KnownVectors({
+        "Introduction": [1, 0, 0], "Overview": [0.95, 0.05, 0], "Methods": [0, 1, 0], "Applications": [0, 0, 1],
+        "Intro": [0.9, 0.1, 0], "Approaches": [0, 0.85, 0.5268], "Uses": [0, 0.5, 0.866], "Future Work": [r, -r, 0],
+    })
+    gt = ["Introduction", "Overview", "Methods", "Applications"]
+    generated = ["Intro", "Approaches", "Uses", "Future Work"]
+    # Intro matches one of Introduction/Overview only; Approaches-Methods (0.85); Uses-Applications (0.866);
+    # Future Work matches nothing (0.707): 3 matches -> 2*3 / (4 + 4)
+    assert structure_overlap(gt, generated, encoder) == pytest.approx(0.75)
+    assert structure_overlap(gt, [], encoder) == 0.0 and structure_overlap([], [], encoder) is None
+    batch = batch_structure_overlap([generated + ["References"]], [gt + ["Acknowledgements"]], encoder=encoder)
+    assert batch["structure_overlap"] == pytest.approx(0.75)
+
+
+def test_top_level_sections_and_non_content():
+    for title in ("Funding", "Acknowledgements", "6. Acknowledgments", "Author Contributions", "Competing interests",
+                  "Declaration of competing interest", "Supplementary Material", "**References**", "Bibliography"):
+        assert is_non_content_section(title), title
+    for title in ("Funding models for open science", "Introduction", "References in legal texts"):
+        assert not is_non_content_section(title), title
+    parsed = parse_survey("# A Survey of Graphs\n## Intro\n### Deep\n## Methods\n# References\n[1] X\n", protocol="paper")
+    assert generated_top_level(parsed) == ["Intro", "Methods"]  # lone title heading: read one level down
+    assert generated_top_level(parse_survey("# One\n# Two\n## Sub\n# Funding\n")) == ["One", "Two"]
+    gt = _survey([(0, None, "root", ""), (1, 0, "Intro", ""), (2, 1, "Deep", ""), (3, 0, "Acknowledgements", "")])
+    assert gt_top_level(gt) == ["Deep"]
+
+
+def test_survey_similarity_hand_computed():
+    encoder = KnownVectors({"a": [1, 0], "b": [0, 1], "c": [2, 0]})
+    assert survey_similarity(["a", "b"], ["c"], encoder) == pytest.approx(1 / np.sqrt(2))
+    assert survey_similarity(["a"], [], encoder) == 0.0 and survey_similarity([], ["a"], encoder) is None
+
+
+class BagOfWords:
+    """Word counts hashed into 64 dimensions: equal texts embed equally, unrelated texts far apart."""
+
+    def encode(self, texts):
+        import zlib
+
+        out = np.zeros((len(texts), 64))
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                out[row, zlib.crc32(word.encode()) % 64] += 1
+        return out
+
+
+def test_batch_sim_on_markdown():
+    text = "# Graph networks\nGraph neural networks pass messages along edges to learn node representations."
+    other = "# Cooking\nA good risotto needs patience, stock added slowly and constant stirring."
+    result = batch_sim([text, other, ""], [text, text, text], encoder=BagOfWords())
+    assert result["per_survey"][0] == pytest.approx(1.0) and result["per_survey"][1] < 0.5
+    assert result["per_survey"][2] == 0.0
+
+
+def test_evaluate_run_surveygen_metrics_on_gt_as_generated(sample_dataset, tmp_path):
+    from surge_dataset import SurgeData
+    from surge_dataset.data.render import render_surveys
+    from surge_dataset.evaluation import EvaluationConfig, evaluate_run, parse_metrics
+
+    data = SurgeData.open(sample_dataset)
+    render_surveys(data.surveys("test"), data.corpus, tmp_path / "gt")
+    config = EvaluationConfig(metrics=parse_metrics("surveygen"), protocol="paper")
+    results = evaluate_run(data, tmp_path / "gt", tmp_path / "r.json", config, encoder=BagOfWords())
+    for record in results["surveys"].values():
+        assert record["cite_precision"] == record["cite_recall"] == record["cite_f1"] == 1.0
+        assert record["structure_overlap"] == 1.0 and record["sim"] > 0.95
+        assert "rel_llm" not in record and "kpr" not in record
+    assert set(results["average"]) == {"cite_precision", "cite_recall", "cite_f1", "structure_overlap", "sim"}
