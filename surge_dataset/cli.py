@@ -373,8 +373,13 @@ def models_download(
 
 
 from .cli_report import report  # noqa: E402 - sub-commands defined in their own modules
+from .cli_retrieval import export_retrieval, index_app, retrieval_eval, retrieve  # noqa: E402
 
 app.command("report")(report)
+app.add_typer(index_app, name="index")
+app.command("retrieve")(retrieve)
+app.command("retrieval-eval")(retrieval_eval)
+data_app.command("export-retrieval")(export_retrieval)
 
 
 def main() -> None:

@@ -1,0 +1,221 @@
+"""Retrieval commands of the ``surge`` CLI: ``index bm25|dense``, ``retrieve``, ``retrieval-eval``,
+``data export-retrieval``.
+
+Kept out of ``cli.py`` so the retrieval area is one self-contained sub-app; ``cli.py`` registers it::
+
+    app.add_typer(index_app, name="index")
+    app.command("retrieve")(retrieve)
+    app.command("retrieval-eval")(retrieval_eval)
+    data_app.command("export-retrieval")(export_retrieval)
+
+Heavy imports (bm25s, torch, faiss, ranx) happen inside the commands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+index_app = typer.Typer(help="Build retrieval indexes over the corpus (BM25, dense + FAISS).", no_args_is_help=True)
+
+console = Console(stderr=True, soft_wrap=True)
+out_console = Console()
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _say(message: str) -> None:
+    console.print(f"[dim]{message}[/]", highlight=False)
+
+
+def _open_data(data: str) -> Any:
+    from .data.dataset import SurgeData
+
+    try:
+        return SurgeData.open(data)
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+
+
+@index_app.command("bm25")
+def index_bm25(
+    data: str = typer.Option("surge", "--data", help="A built dataset folder (or Hub id)."),
+    out: Path = typer.Option(Path("indexes/bm25"), "--out", help="Index folder to write."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists."),
+    k1: float = typer.Option(1.5, "--k1", help="BM25 k1."),
+    b: float = typer.Option(0.75, "--b", help="BM25 b."),
+    batch_size: int = typer.Option(50_000, "--batch-size", help="Papers tokenised per batch."),
+) -> None:
+    """BM25 (bm25s) over title + abstract: lower-cased, English stop-words, Snowball English stemmer."""
+    from .retrieval.bm25 import build_bm25_index
+
+    dataset = _open_data(data)
+    try:
+        manifest = build_bm25_index(dataset, out, k1=k1, b=b, batch_size=batch_size, overwrite=overwrite, progress=_say)
+    except (FileExistsError, ValueError) as exc:
+        _fail(str(exc))
+    out_console.print(
+        f"{out}: BM25 index of {manifest['n_docs']:,} papers, {manifest['n_terms']:,} terms "
+        f"({manifest['build_seconds']:.1f} s)"
+    )
+
+
+@index_app.command("dense")
+def index_dense(
+    model: Path = typer.Option(..., "--model", help="Retriever checkpoint (train_retriever.py output or HF model folder)."),
+    data: str = typer.Option("surge", "--data", help="A built dataset folder (or Hub id)."),
+    out: Path = typer.Option(Path("indexes/dense"), "--out", help="Index folder (rerun to resume a crashed run)."),
+    batch_size: int = typer.Option(128, "--batch-size", help="Papers per forward pass."),
+    shard_size: int = typer.Option(50_000, "--shard-size", help="Papers per on-disk embedding shard."),
+    max_length: int | None = typer.Option(None, "--max-length", help="Max document tokens (default: the model's setting, else 256)."),
+    faiss_index: str = typer.Option("flat", "--faiss", help="flat (exact inner product), ivf or hnsw."),
+    nlist: int | None = typer.Option(None, "--nlist", help="IVF lists (default 4*sqrt(N))."),
+    nprobe: int = typer.Option(32, "--nprobe", help="IVF lists probed per query."),
+    hnsw_m: int = typer.Option(32, "--hnsw-m", help="HNSW graph degree."),
+    ef_search: int = typer.Option(256, "--ef-search", help="HNSW search breadth (raised to k if smaller)."),
+    fp16: bool | None = typer.Option(None, "--fp16/--no-fp16", help="Half precision (default: on GPU only)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Discard an existing --out, shards included."),
+) -> None:
+    """Encode the corpus ([CLS] of the last layer), sharded and resumable, then build a FAISS index.
+
+    Several GPUs: `accelerate launch --multi_gpu --num_processes 8 -m surge_dataset.cli index dense ...`.
+    """
+    from .retrieval.dense import FAISS_KINDS, encode_corpus
+
+    if faiss_index not in FAISS_KINDS:
+        _fail(f"--faiss must be one of {', '.join(FAISS_KINDS)}")
+    if not model.exists():
+        _fail(f"--model {model}: no such folder")
+    dataset = _open_data(data)
+    try:
+        report = encode_corpus(
+            model, dataset, out, batch_size=batch_size, shard_size=shard_size, max_length=max_length,
+            fp16=fp16, faiss_index=faiss_index, nlist=nlist, nprobe=nprobe, hnsw_m=hnsw_m,
+            ef_search=ef_search, overwrite=overwrite, progress=_say,
+        )
+    except (FileExistsError, FileNotFoundError, ValueError) as exc:
+        _fail(str(exc))
+    manifest = report.manifest
+    line = (
+        f"{out}: dense index ({manifest['faiss']}) of {manifest['n_docs']:,} papers, dim {manifest['dim']}; "
+        f"encoded {len(report.encoded)} shard(s), reused {len(report.skipped)}"
+    )
+    recall = {k: v for k, v in manifest.items() if k.startswith("recall_vs_exact")}
+    if recall:
+        line += "; " + ", ".join(f"{k} = {v:.4f}" for k, v in recall.items())
+    out_console.print(line)
+
+
+def retrieve(
+    index: Path = typer.Option(..., "--index", help="Index folder from `surge index bm25|dense`."),
+    data: str = typer.Option("surge", "--data", help="A built dataset folder (or Hub id)."),
+    queries: str = typer.Option("test", "--queries", help="Split whose queries are run (test or train)."),
+    query_type: str = typer.Option("titles", "--query-type", help="titles (survey titles, Table 3) or questions (queries.json)."),
+    k: int = typer.Option(1000, "--k", help="Papers retrieved per query."),
+    out: Path = typer.Option(Path("run.trec"), "--out", help="TREC run file (metadata beside it: <out>.meta.json)."),
+    date_cutoff: bool = typer.Option(False, "--date-cutoff", help="Drop papers dated after the query's survey."),
+    model: Path | None = typer.Option(None, "--model", help="Dense only: query encoder (default: the index's model)."),
+    batch_size: int = typer.Option(64, "--batch-size", help="Dense only: queries per forward pass."),
+) -> None:
+    """Retrieve the top-k papers for each query of a split and write a TREC run."""
+    from .retrieval.common import read_manifest
+    from .retrieval.runs import QUERY_TYPES, run_retrieval
+
+    if query_type not in QUERY_TYPES:
+        _fail(f"--query-type must be one of {', '.join(QUERY_TYPES)}")
+    try:
+        kind = read_manifest(index).get("kind")
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+    dataset = _open_data(data)
+    kwargs: dict[str, Any] = {}
+    if kind == "dense":
+        kwargs = {"model": None if model is None else str(model), "batch_size": batch_size}
+    try:
+        meta = run_retrieval(
+            index, dataset, out, split=queries, query_type=query_type, k=k, date_cutoff=date_cutoff, **kwargs
+        )
+    except (KeyError, ValueError, FileNotFoundError) as exc:
+        _fail(str(exc))
+    out_console.print(
+        f"{out}: {meta['n_queries']} queries ({query_type}, split {queries}), top {k} from {index} "
+        f"({kind}{', date cutoff' if date_cutoff else ''}) in {meta['seconds']:.1f} s"
+    )
+
+
+def retrieval_eval(
+    run: Path = typer.Option(..., "--run", help="TREC run file."),
+    qrels: str = typer.Option("test", "--qrels", help="A split name (qrels from the dataset) or a TREC qrels file."),
+    data: str = typer.Option("surge", "--data", help="A built dataset folder (for split qrels)."),
+    query_type: str | None = typer.Option(None, "--query-type", help="titles or questions (default: from the run's metadata, else titles)."),
+    out: Path | None = typer.Option(None, "--out", help="Write metrics (means + per query) as JSON here."),
+) -> None:
+    """Recall@20/30/100/200/500/1000 (Table 3), nDCG@10 and MRR of a run, with ranx."""
+    from .io import atomic_write_json
+    from .retrieval.evaluation import METRICS, TABLE3, evaluate_run
+    from .retrieval.runs import QUERY_TYPES, load_qrels, read_run_metadata, read_trec_qrels, read_trec_run
+
+    if not run.is_file():
+        _fail(f"--run {run}: no such file")
+    meta = read_run_metadata(run)
+    kind = query_type or meta.get("query_type") or "titles"
+    if kind not in QUERY_TYPES:
+        _fail(f"--query-type must be one of {', '.join(QUERY_TYPES)}")
+    if Path(qrels).is_file():
+        judgements = read_trec_qrels(qrels)
+        source = qrels
+    else:
+        try:
+            judgements = load_qrels(_open_data(data), qrels, kind)
+        except KeyError as exc:
+            _fail(str(exc))
+        source = f"split {qrels} ({kind})"
+    try:
+        result = evaluate_run(read_trec_run(run), judgements)
+    except ValueError as exc:
+        _fail(str(exc))
+    table = Table(title=f"{run} vs {source}: {len(result['per_query'])} queries")
+    table.add_column("run")
+    for metric in METRICS:
+        table.add_column(metric.replace("recall", "R"), justify="right")
+    table.add_row(run.name, *(f"{result[m]:.4f}" for m in METRICS))
+    if kind == "titles" and qrels == "test":
+        for name, row in TABLE3.items():
+            table.add_row(name, *(f"{row[m]:.4f}" if m in row else "" for m in METRICS), style="dim")
+    out_console.print(table)
+    if out is not None:
+        atomic_write_json(out, {**result, "run": str(run), "qrels": source, "query_type": kind})
+        out_console.print(f"metrics written to {out}")
+
+
+def export_retrieval(
+    data: str = typer.Option("surge", "--data", help="A built dataset folder (or Hub id)."),
+    out: Path = typer.Option(..., "--out", help="Folder to write."),
+    fmt: str = typer.Option("beir", "--format", help="beir (jsonl + qrels tsv) or mteb (HF dataset: corpus/queries/default configs)."),
+    split: str = typer.Option("test", "--split", help="Split whose queries and qrels are exported."),
+    query_type: str = typer.Option("titles", "--query-type", help="titles or questions."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists."),
+) -> None:
+    """Export corpus / queries / qrels in BEIR's or MTEB's layout, to run the benchmark inside them."""
+    from .retrieval.export import FORMATS
+    from .retrieval.export import export_retrieval as export
+
+    if fmt not in FORMATS:
+        _fail(f"--format must be one of {', '.join(FORMATS)}")
+    try:
+        counts = export(_open_data(data), out, fmt=fmt, split=split, query_type=query_type, overwrite=overwrite)
+    except (FileExistsError, ValueError, KeyError) as exc:
+        _fail(str(exc))
+    out_console.print(
+        f"{out} ({fmt}): {counts['corpus']:,} papers, {counts['queries']:,} queries, {counts['qrels']:,} qrels"
+    )
+
+
+__all__ = ["export_retrieval", "index_app", "retrieval_eval", "retrieve"]

@@ -1,0 +1,53 @@
+"""Retrieval over the SurGE corpus: BM25 and the paper's dense retriever, TREC runs, Recall@k, exports.
+
+Heavy libraries (bm25s, torch, faiss, ranx) are imported inside the functions that need them, so
+importing this package is cheap.
+"""
+
+from __future__ import annotations
+
+from .bm25 import BM25Index, build_bm25_index
+from .common import Hit, document_text, open_index, to_day
+from .dense import DenseEncoder, DenseIndex, encode_corpus
+from .evaluation import METRICS, evaluate_run
+from .export import export_retrieval
+from .runs import (
+    QUERY_TYPES,
+    RetrievalQuery,
+    load_qrels,
+    load_queries,
+    read_run_metadata,
+    read_trec_qrels,
+    read_trec_run,
+    retrieve,
+    run_retrieval,
+    write_trec_qrels,
+    write_trec_run,
+)
+
+__all__ = [
+    "METRICS",
+    "QUERY_TYPES",
+    "BM25Index",
+    "DenseEncoder",
+    "DenseIndex",
+    "Hit",
+    "RetrievalQuery",
+    "build_bm25_index",
+    "document_text",
+    "encode_corpus",
+    "evaluate_run",
+    "export_retrieval",
+    "load_qrels",
+    "load_queries",
+    "open_index",
+    "read_run_metadata",
+    "read_trec_qrels",
+    "read_trec_run",
+    "retrieve",
+    "run_retrieval",
+    "to_day",
+    "write_trec_qrels",
+    "write_trec_run",
+]
+

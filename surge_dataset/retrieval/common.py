@@ -1,0 +1,156 @@
+"""What BM25 and the dense retriever share: document text, paper dates, the index manifest, the searcher.
+
+Both indexes keep, beside their own files, ``doc_ids.npy`` (index row -> corpus ``doc_id``) and
+``doc_days.npy`` (each paper's earliest possible publication day), so ``--date-cutoff`` can drop papers
+dated after a survey without reopening the corpus, and ``surge_index.json`` (what was built, from what).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import pyarrow as pa
+
+from ..io import atomic_write_json
+
+MANIFEST = "surge_index.json"
+DOC_IDS = "doc_ids.npy"
+DOC_DAYS = "doc_days.npy"
+# A paper with no usable date is never dropped by the date cutoff (we cannot show it is from the future).
+UNKNOWN_DAY = np.iinfo(np.int32).min
+_EPOCH = _dt.date(1970, 1, 1)
+_DATE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
+
+
+def document_text(title: str | None, abstract: str | None) -> str:
+    """The text a retriever sees for a paper: title, a space, abstract (protocol §6 allows the title too).
+
+    One function for BM25, dense indexing and retriever training, so a model is always trained on
+    exactly the text it later indexes.
+    """
+    return " ".join(part.strip() for part in (title or "", abstract or "") if part and part.strip())
+
+
+def to_day(date: str | None, year: str | int | None = None) -> int:
+    """Days since 1970-01-01 of the EARLIEST day a date string can mean, or UNKNOWN_DAY.
+
+    ``2021-03-04T00:00:00`` -> that day; ``2021-03`` -> March 1st; ``2021`` (or only ``year``) -> Jan 1st.
+    Taking the earliest day makes the cutoff conservative: a paper is dropped only when it is certainly
+    dated after the survey.
+    """
+    for text in (date, None if year is None else str(year)):
+        if not text:
+            continue
+        match = _DATE.match(str(text))
+        if not match:
+            continue
+        y, m, d = int(match.group(1)), int(match.group(2) or 1), int(match.group(3) or 1)
+        try:
+            return (_dt.date(y, m, d) - _EPOCH).days
+        except ValueError:  # e.g. month 13: fall back to the year alone
+            try:
+                return (_dt.date(y, 1, 1) - _EPOCH).days
+            except ValueError:
+                continue
+    return int(UNKNOWN_DAY)
+
+
+def to_days(dates: Sequence[str | None], years: Sequence[str | None] | None = None) -> np.ndarray:
+    """Vectorised :func:`to_day` (cached per distinct string: a 1M-paper corpus has few distinct dates)."""
+    years = years if years is not None else [None] * len(dates)
+    cache: dict[tuple[str | None, str | None], int] = {}
+    out = np.empty(len(dates), dtype=np.int32)
+    for i, key in enumerate(zip(dates, years, strict=True)):
+        value = cache.get(key)
+        if value is None:
+            value = cache[key] = to_day(*key)
+        out[i] = value
+    return out
+
+
+def day_to_iso(day: int | None) -> str | None:
+    if day is None or day == UNKNOWN_DAY:
+        return None
+    return (_EPOCH + _dt.timedelta(days=int(day))).isoformat()
+
+
+def iter_corpus(data: Any, columns: Sequence[str], batch_size: int = 65536) -> Iterator[pa.RecordBatch]:
+    """Corpus record batches in corpus order, from a :class:`SurgeData` (or anything with that method)."""
+    yield from data.iter_corpus_batches(list(columns), batch_size=batch_size)
+
+
+def batch_texts(batch: pa.RecordBatch) -> list[str]:
+    titles = batch.column("title").to_pylist()
+    abstracts = batch.column("abstract").to_pylist()
+    return [document_text(t, a) for t, a in zip(titles, abstracts, strict=True)]
+
+
+def write_manifest(index_dir: str | Path, manifest: dict[str, Any]) -> None:
+    atomic_write_json(Path(index_dir) / MANIFEST, manifest)
+
+
+def read_manifest(index_dir: str | Path) -> dict[str, Any]:
+    path = Path(index_dir) / MANIFEST
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{index_dir}: not a surge index (no {MANIFEST}); build one with `surge index bm25|dense`"
+        )
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved paper."""
+
+    doc_id: int
+    score: float
+
+
+class Searcher(Protocol):
+    """What ``surge retrieve`` needs from an index: top-k papers per query, optionally date-restricted."""
+
+    doc_ids: np.ndarray
+    doc_days: np.ndarray
+
+    def search(
+        self, queries: Sequence[str], k: int, cutoff_days: Sequence[int | None] | None = None
+    ) -> list[list[Hit]]: ...
+
+
+def group_by_cutoff(cutoff_days: Sequence[int | None] | None, n: int) -> dict[int | None, list[int]]:
+    """Query positions grouped by their cutoff day (None: no cutoff), so each group is one masked search."""
+    groups: dict[int | None, list[int]] = {}
+    for i in range(n):
+        day = None if cutoff_days is None else cutoff_days[i]
+        if day is not None and day == UNKNOWN_DAY:
+            day = None
+        groups.setdefault(day, []).append(i)
+    return groups
+
+
+def allowed_mask(doc_days: np.ndarray, cutoff_day: int | None) -> np.ndarray | None:
+    """Boolean mask of papers not dated after ``cutoff_day`` (unknown dates kept); None when no cutoff."""
+    if cutoff_day is None:
+        return None
+    return np.asarray(doc_days) <= cutoff_day
+
+
+def open_index(index_dir: str | Path, **kwargs: Any) -> Searcher:
+    """Open a BM25 or dense index folder by its manifest's ``kind``."""
+    kind = read_manifest(index_dir).get("kind")
+    if kind == "bm25":
+        from .bm25 import BM25Index
+
+        return BM25Index.load(index_dir, **{k: v for k, v in kwargs.items() if k == "backend"})
+    if kind == "dense":
+        from .dense import DenseIndex
+
+        return DenseIndex.load(index_dir, **kwargs)
+    raise ValueError(f"{index_dir}: unknown index kind {kind!r}")

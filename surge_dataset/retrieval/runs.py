@@ -1,0 +1,218 @@
+"""Query sets, qrels and TREC run files: what ``surge retrieve`` writes and ``surge retrieval-eval`` reads.
+
+Two query sets per split (surveys are split 4:1, protocol §1):
+
+* ``titles``    -- one query per survey: its title; relevant papers = the survey's ``all_cites``
+  (Table 3 of the paper). Query id = ``survey_id``.
+* ``questions`` -- one query per ``queries.json`` item of the split's surveys: its
+  ``prefix_titles_query``; relevant papers = its ``cites``. Query id = ``query_id``.
+
+A run is the plain TREC format (``qid Q0 docid rank score tag``, readable by ``ranx``, ``trec_eval``,
+``pyserini``); what produced it (index, query set, k, date cutoff) goes in a JSON sidecar next to it,
+``<run>.meta.json``, so a run file stays a valid TREC file.
+
+``--date-cutoff`` drops, for each query, the papers dated after its survey (no peeking into the
+future). It is off by default, as in the paper; the sidecar records whether it was on.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..io import atomic_path, atomic_write_json
+from .common import Hit, Searcher, day_to_iso, open_index, read_manifest, to_day
+
+QUERY_TYPES = ("titles", "questions")
+META_SUFFIX = ".meta.json"
+
+
+@dataclass(frozen=True)
+class RetrievalQuery:
+    """One query: its id, text, the survey it belongs to and the date used by the cutoff."""
+
+    qid: str
+    text: str
+    survey_id: int | None
+    date: str | None
+
+
+def _check_type(query_type: str) -> None:
+    if query_type not in QUERY_TYPES:
+        raise ValueError(f"query type must be one of {QUERY_TYPES}, got {query_type!r}")
+
+
+def load_queries(data: Any, split: str, query_type: str = "titles") -> list[RetrievalQuery]:
+    """The queries of one split, in dataset order."""
+    _check_type(query_type)
+    if query_type == "titles":
+        return [
+            RetrievalQuery(str(s.survey_id), s.survey_title, s.survey_id, s.date) for s in data.surveys(split)
+        ]
+    dates = {s.survey_id: s.date for s in data.surveys()}
+    return [
+        RetrievalQuery(
+            str(q.query_id), q.prefix_titles_query or "", q.survey_id, dates.get(q.survey_id) or q.date
+        )
+        for q in data.queries(split)
+    ]
+
+
+def load_qrels(data: Any, split: str, query_type: str = "titles") -> dict[str, dict[str, int]]:
+    """Relevant papers per query: a survey's ``all_cites`` or a query's ``cites`` (relevance 1).
+
+    Queries without any relevant paper (a survey with an empty ``all_cites``) are left out: recall is
+    undefined for them.
+    """
+    _check_type(query_type)
+    if query_type == "titles":
+        pairs = [(str(s.survey_id), s.all_cites) for s in data.surveys(split)]
+    else:
+        pairs = [(str(q.query_id), q.cites) for q in data.queries(split)]
+    return {qid: {str(d): 1 for d in cites} for qid, cites in pairs if cites}
+
+
+# --------------------------------------------------------------------------------------------------
+# TREC files
+# --------------------------------------------------------------------------------------------------
+
+
+def write_trec_run(
+    path: str | Path,
+    results: Mapping[str, Sequence[Hit]] | Mapping[str, Mapping[str, float]],
+    *,
+    tag: str = "surge",
+    metadata: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write a TREC run atomically (ranked by score, ties by doc id); ``metadata`` goes to the sidecar."""
+    path = Path(path)
+    lines = []
+    for qid, hits in results.items():
+        pairs = list(hits.items()) if isinstance(hits, Mapping) else [(str(h.doc_id), h.score) for h in hits]
+        pairs.sort(key=lambda p: (-p[1], p[0]))
+        for rank, (doc, score) in enumerate(pairs, start=1):
+            lines.append(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}\n")
+    with atomic_path(path) as tmp:
+        tmp.write_text("".join(lines), encoding="utf-8")
+    if metadata is not None:
+        atomic_write_json(metadata_path(path), dict(metadata))
+    return path
+
+
+def read_trec_run(path: str | Path) -> dict[str, dict[str, float]]:
+    """``{qid: {doc_id: score}}`` from a TREC run file (6 whitespace-separated columns)."""
+    run: dict[str, dict[str, float]] = {}
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 6:
+                raise ValueError(f"{path}:{number}: a TREC run line has 6 columns, found {len(parts)}")
+            run.setdefault(parts[0], {})[parts[2]] = float(parts[4])
+    return run
+
+
+def write_trec_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> Path:
+    path = Path(path)
+    lines = [f"{qid} 0 {doc} {rel}\n" for qid, docs in qrels.items() for doc, rel in docs.items()]
+    with atomic_path(path) as tmp:
+        tmp.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def read_trec_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+    """``{qid: {doc_id: relevance}}`` from a TREC qrels file (``qid 0 docid rel``)."""
+    qrels: dict[str, dict[str, int]] = {}
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 4:
+                raise ValueError(f"{path}:{number}: a TREC qrels line has 4 columns, found {len(parts)}")
+            qrels.setdefault(parts[0], {})[parts[2]] = int(parts[3])
+    return qrels
+
+
+def metadata_path(run_path: str | Path) -> Path:
+    run_path = Path(run_path)
+    return run_path.with_name(run_path.name + META_SUFFIX)
+
+
+def read_run_metadata(run_path: str | Path) -> dict[str, Any]:
+    """The sidecar of a run, or {} when it has none (a run from another tool)."""
+    path = metadata_path(run_path)
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+# --------------------------------------------------------------------------------------------------
+# Retrieval
+# --------------------------------------------------------------------------------------------------
+
+
+def retrieve(
+    searcher: Searcher,
+    queries: Sequence[RetrievalQuery],
+    k: int,
+    *,
+    date_cutoff: bool = False,
+    batch_size: int = 256,
+) -> dict[str, list[Hit]]:
+    """Top-``k`` papers per query; with ``date_cutoff`` only papers not dated after the query's survey."""
+    results: dict[str, list[Hit]] = {}
+    for start in range(0, len(queries), batch_size):
+        chunk = list(queries[start : start + batch_size])
+        days = [to_day(q.date) for q in chunk] if date_cutoff else None
+        hits = searcher.search([q.text for q in chunk], k, days)
+        for query, found in zip(chunk, hits, strict=True):
+            results[query.qid] = found
+    return results
+
+
+def run_retrieval(
+    index: str | Path,
+    data: Any,
+    out: str | Path,
+    *,
+    split: str = "test",
+    query_type: str = "titles",
+    k: int = 1000,
+    date_cutoff: bool = False,
+    **index_kwargs: Any,
+) -> dict[str, Any]:
+    """Open ``index``, retrieve for a split's query set, write ``out`` (TREC) and its sidecar; return the sidecar."""
+    start = time.perf_counter()
+    searcher = open_index(index, **index_kwargs)
+    queries = load_queries(data, split, query_type)
+    results = retrieve(searcher, queries, k, date_cutoff=date_cutoff)
+    manifest = read_manifest(index)
+    metadata = {
+        "index": str(index),
+        "index_kind": manifest.get("kind"),
+        "model": getattr(searcher, "model_path", None),
+        "data": str(getattr(data, "path", data)),
+        "data_fingerprint": getattr(data, "fingerprint", ""),
+        "split": split,
+        "query_type": query_type,
+        "n_queries": len(queries),
+        "k": k,
+        "date_cutoff": bool(date_cutoff),
+        "date_cutoff_rule": (
+            "papers dated after the query's survey date are dropped (papers without a date are kept)"
+            if date_cutoff else None
+        ),
+        "seconds": round(time.perf_counter() - start, 3),
+    }
+    if date_cutoff:
+        metadata["cutoff_dates"] = {q.qid: day_to_iso(to_day(q.date)) for q in queries}
+    write_trec_run(out, results, tag=f"surge-{manifest.get('kind')}", metadata=metadata)
+    return metadata
+
+
+def queries_as_dicts(queries: Sequence[RetrievalQuery]) -> list[dict[str, Any]]:
+    return [asdict(q) for q in queries]

@@ -1,0 +1,232 @@
+"""training/train_retriever.py: configuration, loss, sampling, and a 2-process CPU run under accelerate launch."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from surge_dataset.data.build import build_dataset
+from surge_dataset.data.dataset import SurgeData
+
+from .conftest import REPO_ROOT, SAMPLE_DIR
+
+SCRIPT = REPO_ROOT / "training" / "train_retriever.py"
+PAPER_CONFIG = REPO_ROOT / "training" / "configs" / "paper.yaml"
+
+
+@pytest.fixture(scope="module")
+def trainer() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("train_retriever", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_retriever"] = module  # dataclasses resolve annotations through sys.modules
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> SurgeData:
+    out = tmp_path_factory.mktemp("train-data") / "surge"
+    build_dataset(SAMPLE_DIR, out)
+    return SurgeData.open(out)
+
+
+# --------------------------------------------------------------------------------------------------
+# Fast unit tests
+# --------------------------------------------------------------------------------------------------
+
+
+def test_paper_config_is_the_papers_recipe(trainer: ModuleType) -> None:
+    config = trainer.load_config(["--config", str(PAPER_CONFIG)])
+    assert config.model == "roberta-base" and config.lr == 5e-6 and config.epochs == 10
+    assert config.mixed_precision == "auto" and config.in_batch_negatives is False
+    assert config.train_on == ["titles", "questions"]
+
+
+def test_every_yaml_key_is_a_flag_and_flags_win(trainer: ModuleType, tmp_path: Path) -> None:
+    import yaml
+
+    keys = set(yaml.safe_load(PAPER_CONFIG.read_text()))
+    fields = {f.name for f in __import__("dataclasses").fields(trainer.TrainConfig)}
+    assert keys <= fields
+    config = trainer.load_config(
+        ["--config", str(PAPER_CONFIG), "--lr", "1e-3", "--batch-size", "4", "--negatives", "3", "--epochs", "2",
+         "--max-steps", "5", "--seed", "7", "--output-dir", "x", "--model", "m", "--data", "d", "--resume", "latest",
+         "--in-batch-negatives", "--eval-ks", "5,10"]
+    )
+    assert (config.lr, config.batch_size, config.negatives, config.epochs, config.max_steps, config.seed) == (
+        1e-3, 4, 3, 2, 5, 7)
+    assert (config.output_dir, config.model, config.data, config.resume) == ("x", "m", "d", "latest")
+    assert config.in_batch_negatives is True and config.eval_ks == [5, 10]
+    assert config.weight_decay == 0.01  # untouched keys keep the YAML value
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("learning_rate: 0.1\n")
+    with pytest.raises(SystemExit):
+        trainer.load_config(["--config", str(bad)])
+
+
+def test_mixed_precision_defers_to_launcher_and_never_on_cpu(trainer: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ACCELERATE_MIXED_PRECISION", raising=False)
+    assert trainer.resolve_mixed_precision("auto", has_cuda=True) == "fp16"
+    assert trainer.resolve_mixed_precision("auto", has_cuda=False) == "no"
+    assert trainer.resolve_mixed_precision("no", has_cuda=True) == "no"
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")
+    assert trainer.resolve_mixed_precision("auto", has_cuda=True) is None  # the launcher decides
+    with pytest.warns(UserWarning, match="CPU"):
+        assert trainer.resolve_mixed_precision("bf16", has_cuda=False) == "no"
+
+
+def test_batches_are_deterministic_per_epoch_and_negatives_avoid_positives(trainer: ModuleType) -> None:
+    a = trainer.epoch_batches(50, 4, 2, seed=1, epoch=0)
+    assert a.shape == (6, 2, 4) and len(set(a.ravel().tolist())) == 48
+    np.testing.assert_array_equal(a, trainer.epoch_batches(50, 4, 2, seed=1, epoch=0))
+    assert not np.array_equal(a, trainer.epoch_batches(50, 4, 2, seed=1, epoch=1))
+    doc_ids = np.arange(10)
+    relevant = frozenset(range(8))
+    draws = trainer.draw_negatives(doc_ids, relevant, 50, np.random.default_rng(0))
+    assert len(draws) == 50 and set(draws) <= {8, 9}
+    epoch0 = trainer.draw_negatives(np.arange(1000), frozenset(), 5, np.random.default_rng([42, 0, 3]))
+    epoch1 = trainer.draw_negatives(np.arange(1000), frozenset(), 5, np.random.default_rng([42, 1, 3]))
+    assert epoch0 != epoch1  # re-drawn every epoch
+
+
+def test_contrastive_loss_is_the_papers_softmax_and_masks_false_negatives(trainer: ModuleType) -> None:
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    q = torch.randn(2, 4)
+    d = torch.randn(6, 4)  # 2 queries x (1 positive + 2 negatives)
+    doc_ids = [10, 11, 12, 20, 10, 13]  # paper 10 (cited by both queries) also sits in query 1's group
+    relevant = [frozenset({10}), frozenset({20, 10})]
+    loss = trainer.contrastive_loss(q, d, 3, relevant, doc_ids, in_batch=False)
+    expected = F.cross_entropy(torch.stack([q[0] @ d[0:3].T, q[1] @ d[3:6].T]), torch.tensor([0, 0]))
+    assert loss.item() == pytest.approx(expected.item(), rel=1e-6)
+
+    in_batch = trainer.contrastive_loss(q, d, 3, relevant, doc_ids, in_batch=True)
+    scores = q @ d.T
+    scores[1, 0] = scores[1, 4] = float("-inf")  # paper 10 is relevant to query 1: not a negative for it
+    scores[0, 4] = float("-inf")  # the same paper 10 again, for query 0 (not its own positive slot)
+    manual = F.cross_entropy(scores, torch.tensor([0, 3]))
+    assert in_batch.item() == pytest.approx(manual.item(), rel=1e-6)
+
+
+def test_training_reads_train_split_only(trainer: ModuleType, data: SurgeData) -> None:
+    train_ids, held = trainer.split_surveys(data, 0.5, seed=42)
+    test_ids = {s.survey_id for s in data.surveys("test")}
+    assert train_ids and held and not (train_ids | held) & test_ids and not train_ids & held
+    queries = trainer.build_queries(data, train_ids, ["titles", "questions"])
+    test_cites = {d for s in data.surveys("test") for d in s.all_cites}
+    train_cites = {d for s in data.surveys("train") if s.survey_id in train_ids for d in s.all_cites}
+    assert all(rel <= train_cites for _, rel in queries)
+    assert {t for t, _ in queries}.isdisjoint({s.survey_title for s in data.surveys("test")})
+    assert test_cites - train_cites  # the guarantee is not vacuous
+
+
+# --------------------------------------------------------------------------------------------------
+# Two CPU processes under accelerate launch, resume, index, retrieval-eval
+# --------------------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _launch(args: list[str], cwd: Path, script: Path = SCRIPT) -> subprocess.CompletedProcess:
+    accelerate = Path(sys.executable).with_name("accelerate")
+    command = [
+        str(accelerate), "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
+        "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(_free_port()),
+        str(script), *args,
+    ]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return result
+
+
+def _log(output_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (output_dir / "log.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_two_process_training_resumes_and_the_model_indexes_the_corpus(data: SurgeData, tmp_path: Path) -> None:
+    import yaml
+    from typer.testing import CliRunner
+
+    from surge_dataset.models.testing import build_tiny_roberta
+    from surge_dataset.retrieval import DenseIndex, run_retrieval
+
+    model = build_tiny_roberta(tmp_path / "roberta", seed=0, hidden_size=64, max_length=256)
+    out = tmp_path / "run"
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({
+        "model": str(model), "data": str(data.path), "output_dir": str(out), "max_steps": 20, "batch_size": 4,
+        "negatives": 3, "lr": 1.0e-3, "warmup_ratio": 0.0, "holdout_fraction": 0.5, "eval_ks": [5, 20, 100],
+        "logging_steps": 5, "max_doc_length": 128, "save_total_limit": 2, "seed": 42,
+    }))
+
+    _launch(["--config", str(config)], cwd=tmp_path)
+    log = _log(out)
+    start = next(r for r in log if r["event"] == "start")
+    assert start["world_size"] == 2 and start["distributed_type"].endswith("MULTI_CPU")
+    assert start["heldout_surveys"] and not set(start["train_surveys"]) & {0, 1, 2}
+    losses = [r["loss"] for r in log if r["event"] == "train"]
+    assert [r["step"] for r in log if r["event"] == "train"] == [1, 5, 10, 15, 20]
+    assert np.mean(losses[-2:]) < losses[0]  # the loss goes down
+    evals = [r for r in log if r["event"] == "eval"]
+    assert evals and all("recall@20" in r for r in evals)
+    assert (out / "checkpoints" / "checkpoint-20" / "trainer_state.json").is_file()
+
+    _launch(["--config", str(config), "--resume", "latest", "--max-steps", "30"], cwd=tmp_path)
+    log = _log(out)
+    resume = next(r for r in log if r["event"] == "resume")
+    assert resume["global_step"] == 20 and resume["checkpoint"].endswith("checkpoint-20")
+    after = log[log.index(resume):]
+    steps = [r["step"] for r in after if r["event"] == "train"]
+    assert steps and min(steps) > 20 and steps[-1] == 30  # continued, not restarted
+    assert next(r for r in after if r["event"] == "start")["world_size"] == 2
+    assert [r for r in after if r["event"] == "end"][-1]["step"] == 30
+    assert max(r["loss"] for r in after if r["event"] == "train") < losses[0]
+    saved = json.loads((out / "model" / "surge_retriever.json").read_text())
+    assert saved["pooling"] == "cls" and saved["max_doc_length"] == 128 and saved["global_step"] == 30
+
+    # The trained model indexes the sample corpus, its shards split over two processes.
+    indexer = tmp_path / "index_dense.py"
+    indexer.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(REPO_ROOT)!r})\n"
+        "from surge_dataset.data.dataset import SurgeData\n"
+        "from surge_dataset.retrieval.dense import encode_corpus\n"
+        "report = encode_corpus(sys.argv[1], SurgeData.open(sys.argv[2]), sys.argv[3], shard_size=100)\n"
+        "print('encoded', report.encoded, flush=True)\n"
+    )
+    result = _launch([str(out / "model"), str(data.path), str(tmp_path / "dense")], cwd=tmp_path, script=indexer)
+    assert "encoded [0, 2]" in result.stdout and "encoded [1, 3]" in result.stdout
+    index = DenseIndex.load(tmp_path / "dense")
+    assert index.manifest["num_processes"] == 2 and index.manifest["max_doc_length"] == 128
+    assert index.index.ntotal == 341
+    run_retrieval(tmp_path / "dense", data, tmp_path / "run.trec", k=100)
+
+    import typer
+
+    from surge_dataset.cli_retrieval import retrieval_eval
+
+    app = typer.Typer()
+    app.command("retrieval-eval")(retrieval_eval)
+    app.command("noop")(lambda: None)
+    result = CliRunner().invoke(
+        app, ["retrieval-eval", "--run", str(tmp_path / "run.trec"), "--data", str(data.path)], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "R@20" in result.output and "R@100" in result.output
