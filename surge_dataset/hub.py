@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 #: model -> what needs it (the paper's defaults).
 DEFAULT_MODELS: dict[str, str] = {
     "cross-encoder/nli-deberta-v3-base": "citation_accuracy (--nli-model)",
