@@ -1,0 +1,19 @@
+"""The baseline survey generators of the SurGE and SurveyGen papers, on our LLM layer.
+
+Importing this package registers the systems with :mod:`surge_dataset.generation` (``rag``,
+``autosurvey``, ``stepsurvey``, ``surveyforge``, ``qualsg``, ``llm_only``, ``guided``) and their
+prompt templates with :mod:`surge_dataset.prompts`. Run them with ``surge generate --system NAME``.
+"""
+
+from __future__ import annotations
+
+from . import prompts  # noqa: F401 - registers the generation templates
+from .autosurvey import AutoSurvey
+from .guided import Guided
+from .llm_only import LLMOnly
+from .qualsg import QualSG
+from .rag import RAG
+from .stepsurvey import StepSurvey
+from .surveyforge import SurveyForge
+
+__all__ = ["RAG", "AutoSurvey", "Guided", "LLMOnly", "QualSG", "StepSurvey", "SurveyForge"]

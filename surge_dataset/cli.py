@@ -373,9 +373,11 @@ def models_download(
 
 
 from .cli_report import report  # noqa: E402 - sub-commands defined in their own modules
+from .cli_generate import generate  # noqa: E402
 from .cli_retrieval import export_retrieval, index_app, retrieval_eval, retrieve  # noqa: E402
 
 app.command("report")(report)
+app.command("generate")(generate)
 app.add_typer(index_app, name="index")
 app.command("retrieve")(retrieve)
 app.command("retrieval-eval")(retrieval_eval)

@@ -1,0 +1,49 @@
+"""``rag``: the paper's RAG baseline (protocol.md §7).
+
+The top-k papers go to the LLM in batches of ``batch_size``; each batch is summarised with its papers'
+labels kept (one call per batch, all batches in parallel); one fusion call then writes the survey, with
+Markdown headings, from the partial summaries. Fallbacks: a fusion answer without headings becomes one
+plain-text section; an empty one is replaced by the partial summaries, one section each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from surge_dataset.generation import Draft, DraftSection, Topic, register_generator
+from surge_dataset.records import Paper
+
+from .common import BaselineGenerator, clean_section_text, paper_lines, parse_markdown_sections
+
+
+@register_generator
+class RAG(BaselineGenerator):
+    name = "rag"
+    defaults = {"batch_size": 10}  # papers per summarisation call
+
+    def generate(self, topic: Topic, papers: Sequence[Paper], llm: Any) -> Draft:
+        notes: list[str] = []
+        labelled = self.labelled(papers)
+        size = max(1, self.batch_size)
+        batches = [labelled[i : i + size] for i in range(0, len(labelled), size)]
+        summaries = [
+            clean_section_text(text)
+            for text in self.ask(llm, "summarise", "gen.rag.summarise", [
+                {"topic": topic.title, "papers": paper_lines(batch, self.abstract_chars)} for batch in batches
+            ])
+        ]
+        joined = "\n\n".join(f"Summary {i}:\n{s}" for i, s in enumerate(summaries, start=1) if s) or "(none)"
+        fused = self.ask(llm, "fuse", "gen.rag.fuse", [
+            {"topic": topic.title, "summaries": joined, "max_sections": self.max_sections}
+        ])[0]
+        sections = parse_markdown_sections(fused, skip=topic.title)
+        if not sections:
+            text = clean_section_text(fused)
+            if text:
+                notes.append("fusion answer had no headings: kept as one plain-text section")
+                sections = [DraftSection("Overview", text)]
+            else:
+                notes.append("fusion answer empty: partial summaries used as sections")
+                sections = [DraftSection(f"Literature Summary {i}", s) for i, s in enumerate(summaries, start=1) if s]
+        return Draft(topic.title, sections or [DraftSection("Overview")], self.sources(papers), notes)

@@ -1,0 +1,207 @@
+"""``surge generate``: run a survey generator (a baseline or your own) over a split, resumably.
+
+Registered in ``cli.py`` as ``app.command("generate")(generate)``; also runnable on its own, which is
+what ``accelerate launch`` needs for data parallelism::
+
+    python -m surge_dataset.cli_generate --system rag --llm hf:Qwen/Qwen2.5-14B-Instruct --run run.trec --out outputs/rag
+    accelerate launch --num_processes 8 -m surge_dataset.cli_generate --system rag --llm hf:... --out outputs/rag
+
+Under ``accelerate launch`` (several processes) the surveys are split with
+``PartialState().split_between_processes``; each process loads its own model replica on its own GPU
+and writes its surveys (atomically, one folder each) into the same ``--out``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console(stderr=True, soft_wrap=True)
+out_console = Console()
+
+_LLM_MEMO: dict[tuple[Any, ...], Any] = {}
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _parse_ids(text: str) -> list[int]:
+    """'10,11' or '0-40' or '1,5-7' -> ids."""
+    ids: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        ids.extend(range(int(lo), int(hi) + 1) if sep else [int(part)])
+    return ids
+
+
+def _parse_options(items: list[str] | None) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--option {item!r}: expected KEY=VALUE")
+        options[key.strip().replace("-", "_")] = value.strip()
+    return options
+
+
+def _distributed_state() -> Any:
+    """accelerate's PartialState when launched with several processes, else None (no torch import)."""
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return None
+    import torch
+    from accelerate import PartialState
+
+    return PartialState(cpu=not torch.cuda.is_available())
+
+
+def make_generation_llm(spec: str, **kwargs: Any) -> Any:
+    """``make_llm`` memoised per process: running several systems in one process loads a local model once."""
+    from .llm import make_llm
+
+    key = (spec, *sorted((k, str(v)) for k, v in kwargs.items()))
+    if key not in _LLM_MEMO:
+        _LLM_MEMO[key] = make_llm(spec, **kwargs)
+    return _LLM_MEMO[key]
+
+
+def generate(
+    system: str = typer.Option(..., "--system", help="rag, autosurvey, stepsurvey, surveyforge, qualsg, llm_only, "
+                                                      "guided, or module:Class for your own generator."),
+    llm: str = typer.Option(..., "--llm", help="openai:<model>, hf:<model id or folder> or gguf:<file>."),
+    out: Path = typer.Option(..., "--out", help="Output folder: <out>/<survey_id>/survey.md + survey.json."),
+    data: str = typer.Option("surge", "--data", help="Built dataset folder or Hub id (org/name)."),
+    run: Path = typer.Option(None, "--run", help="TREC run of survey-title queries (surge retrieve); needed by "
+                                                 "retrieval-based systems."),
+    split: str = typer.Option("test", "--split", help="test, train or all."),
+    survey_ids: str = typer.Option(None, "--survey-ids", help="Only these surveys, e.g. '10,11' or '0-40'."),
+    top_k: int = typer.Option(100, "--top-k", help="Papers of the run given to the system per survey."),
+    limit: int = typer.Option(None, "--limit", help="Only the first N surveys (after --split/--survey-ids)."),
+    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible server for openai: (vLLM, llama.cpp)."),
+    cache_dir: Path = typer.Option(None, "--cache-dir", help="LLM answer cache (default $SURGE_CACHE or ~/.cache/surge)."),
+    concurrency: int = typer.Option(8, "--concurrency", help="Requests in flight at once per survey (openai:)."),
+    parallel_surveys: int = typer.Option(1, "--parallel-surveys", help="Surveys generated at once (openai: only; "
+                                                                          "up to this x --concurrency requests in flight)."),
+    max_new_tokens: int = typer.Option(1024, "--max-new-tokens", help="Token budget of each LLM answer."),
+    temperature: float = typer.Option(0.0, "--temperature", help="0 = greedy (reproducible)."),
+    batch_size: int = typer.Option(8, "--batch-size", help="Prompts per forward batch (hf:/gguf:)."),
+    dtype: str = typer.Option(None, "--dtype", help="bf16, fp16 or fp32 for hf:/gguf: (default bf16 on GPU, fp32 on CPU)."),
+    timeout: float = typer.Option(600.0, "--timeout", help="Seconds per openai: request before it is retried."),
+    option: list[str] = typer.Option(None, "--option", "-o", help="System option KEY=VALUE (repeatable), e.g. "
+                                                                  "-o max_sections=6 -o signals=surveygen_signals.json."),
+) -> None:
+    """Generate surveys with one system; resumable (finished surveys and cached LLM answers are reused).
+
+    Exit 1 if any survey failed (the others are still written; rerun to retry the failed ones).
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .data.dataset import SurgeData
+    from .generation import generate_surveys, get_generator
+    from .llm import BackendSpec, LLMError, redact_url
+    from .models.base import ModelLoadError
+
+    try:
+        BackendSpec.parse(llm)
+        generator = get_generator(system, max_new_tokens=max_new_tokens, temperature=temperature,
+                                  **_parse_options(option))
+    except (ValueError, KeyError, ImportError, AttributeError, LLMError) as exc:
+        _fail(str(exc).strip("'\""))
+    if parallel_surveys > 1 and not llm.startswith("openai:"):
+        _fail("--parallel-surveys is for openai: servers; local hf:/gguf: models batch within a survey (use "
+              "accelerate launch for several GPUs)")
+    if generator.inputs == "retrieval":
+        if run is None:
+            _fail(f"--system {system} writes from retrieved papers: give a run with --run (surge retrieve)")
+        if not run.is_file():
+            _fail(f"--run {run}: no such file")
+    try:
+        dataset = SurgeData.open(data)
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+    if split not in ("test", "train", "all"):
+        _fail(f"--split must be test, train or all, not {split!r}")
+    if survey_ids:
+        try:
+            ids = _parse_ids(survey_ids)
+        except ValueError:
+            _fail(f"--survey-ids {survey_ids!r}: expected numbers such as '10,11' or '0-40'")
+        unknown = [i for i in ids if not dataset.has_survey(i)]
+        if unknown:
+            _fail(f"--survey-ids: no survey {', '.join(map(str, unknown))} in {data}")
+    else:
+        ids = [s.survey_id for s in dataset.surveys(None if split == "all" else split)]
+    if limit is not None:
+        ids = ids[: max(0, limit)]
+
+    state = _distributed_state()
+    device = None
+    mine = ids
+    if state is not None:
+        with state.split_between_processes(ids) as part:
+            mine = list(part)
+        if str(state.device).startswith("cuda"):
+            device = f"cuda:{state.local_process_index}"  # one model replica per GPU
+    rank = f"[process {state.process_index}/{state.num_processes}] " if state is not None else ""
+    show_progress = state is None or state.is_local_main_process
+
+    llm_kwargs: dict[str, Any] = {"base_url": base_url, "concurrency": concurrency, "timeout": timeout,
+                                  "device": device, "dtype": dtype, "batch_size": batch_size, "cache_dir": cache_dir}
+    try:
+        model = make_generation_llm(llm, **llm_kwargs)
+    except (LLMError, ValueError) as exc:
+        _fail(str(exc))
+    llm_info = {"base_url": redact_url(base_url), "concurrency": concurrency, "batch_size": batch_size,
+                "dtype": dtype, "device": device, "processes": state.num_processes if state is not None else 1,
+                "process_index": state.process_index if state is not None else 0}
+
+    failures: dict[int, str] = {}
+    with Progress(TextColumn(f"[bold]{rank}{system}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), console=console, transient=True, disable=not show_progress) as progress:
+        task = progress.add_task("", total=len(mine))
+
+        def started(survey_id: int) -> None:
+            progress.update(task, description=f"survey {survey_id}")
+
+        def done(survey_id: int, status: str, error: str | None) -> None:
+            progress.advance(task)
+            if status == "failed":
+                failures[survey_id] = error or ""
+                progress.console.print(f"[red]{rank}survey {survey_id} failed:[/] {error}", highlight=False)
+
+        try:
+            report = generate_surveys(dataset, generator, model, out, mine, run=run, top_k=top_k, llm_info=llm_info,
+                                      parallel_surveys=parallel_surveys, on_start=started, on_done=done)
+        except (LLMError, ModelLoadError, ValueError) as exc:
+            _fail(f"{rank}{exc}")
+    table = Table(title=f"{rank}{system} -> {out}")
+    for column in ("generated", "skipped (complete)", "failed"):
+        table.add_column(column, justify="right")
+    table.add_row(str(len(report.generated)), str(len(report.skipped)), str(len(report.failed)))
+    out_console.print(table)
+    if report.failed:
+        console.print(f"{rank}{len(report.failed)} survey(s) failed (details in {out / '.failed'}); rerun the same "
+                      "command to retry them: finished surveys and cached LLM answers are reused", highlight=False)
+        raise typer.Exit(1)
+
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+app.command()(generate)
+
+
+def main() -> None:
+    """``python -m surge_dataset.cli_generate`` (what ``accelerate launch -m`` runs)."""
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
