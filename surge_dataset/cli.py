@@ -372,8 +372,8 @@ def models_download(
         out_console.print(f"{model}\t{path}\t{DEFAULT_MODELS.get(model, '')}", highlight=False)
 
 
-from .cli_report import report  # noqa: E402 - sub-commands defined in their own modules
 from .cli_generate import generate  # noqa: E402
+from .cli_report import report  # noqa: E402 - sub-commands defined in their own modules
 from .cli_retrieval import export_retrieval, index_app, retrieval_eval, retrieve  # noqa: E402
 
 app.command("report")(report)
