@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -29,6 +29,7 @@ __all__ = [
     "CacheDir",
     "EngineStats",
     "ScoreCache",
+    "SqliteStore",
     "cached_vectors",
     "default_cache_dir",
     "resolve_cache_dir",
@@ -62,14 +63,20 @@ def resolve_cache_dir(cache_dir: CacheDir) -> Path | None:
     return Path(cache_dir).expanduser()
 
 
-class ScoreCache:
-    """A persistent map from hashed keys to float32 vectors, stored in ``<cache_dir>/<name>.sqlite``.
+class SqliteStore:
+    """A persistent map from hashed keys to values in ``<cache_dir>/<name>.sqlite`` (one table).
 
-    ``cache_dir=None`` uses :func:`default_cache_dir`; ``cache_dir=False`` gives a disabled cache whose
-    ``get_many`` always misses and whose ``put_many`` does nothing, so callers never need a branch.
-    Safe to share between threads (one lock) and between processes (SQLite locking; a forked child
-    reopens its own connection).
+    The one implementation of the on-disk caches (NLI logits, embeddings, LLM answers); subclasses only
+    say how a value is stored (:meth:`_encode` / :meth:`_decode`). ``cache_dir=None`` uses
+    :func:`default_cache_dir`; ``cache_dir=False`` gives a disabled store whose ``get_many`` always
+    misses and whose ``put_many`` does nothing, so callers never need a branch. Safe to share between
+    threads (one lock) and between processes (SQLite WAL locking; a forked child reopens its own
+    connection). A file that cannot be used warns once and the run carries on without it.
     """
+
+    _table = "kv"
+    _value_type = "BLOB"
+    _what = "cache"
 
     def __init__(self, cache_dir: CacheDir = None, name: str = "scores", *, timeout: float = 60.0) -> None:
         folder = resolve_cache_dir(cache_dir)
@@ -94,12 +101,18 @@ class ScoreCache:
             digest.update(data)
         return digest.hexdigest()
 
+    def _encode(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def _decode(self, raw: Any) -> Any:
+        raise NotImplementedError
+
     # -- connection handling -------------------------------------------------------------------------
 
     def _disable(self, action: str, exc: BaseException) -> None:
         self._broken = True
         warnings.warn(
-            f"score cache {self.path} disabled ({action} failed: {exc}); results are computed without it. "
+            f"{self._what} {self.path} disabled ({action} failed: {exc}); the run goes on without it. "
             "Delete the file or pass another cache folder to re-enable caching.",
             RuntimeWarning,
             stacklevel=3,
@@ -121,7 +134,8 @@ class ScoreCache:
             # NORMAL in WAL mode: a power cut may drop the last commits but never corrupts the file.
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute(
-                "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID"
+                f"CREATE TABLE IF NOT EXISTS {self._table} (key TEXT PRIMARY KEY, value {self._value_type} NOT NULL) "
+                "WITHOUT ROWID"
             )
         except (OSError, sqlite3.Error) as exc:
             self._disable("opening", exc)
@@ -136,7 +150,7 @@ class ScoreCache:
                 self._conn.close()
             self._conn = None
 
-    def __enter__(self) -> ScoreCache:
+    def __enter__(self) -> SqliteStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -150,10 +164,10 @@ class ScoreCache:
 
     # -- batch API ------------------------------------------------------------------------------------
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
-        """The cached vectors for those keys that are present (missing keys are simply absent)."""
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        """The stored values for those keys that are present (missing keys are simply absent)."""
         wanted = list(dict.fromkeys(keys))
-        found: dict[str, np.ndarray] = {}
+        found: dict[str, Any] = {}
         if not wanted:
             return found
         with self._lock:
@@ -164,18 +178,18 @@ class ScoreCache:
                 for start in range(0, len(wanted), _SQL_CHUNK):
                     chunk = wanted[start : start + _SQL_CHUNK]
                     marks = ",".join("?" * len(chunk))
-                    rows = conn.execute(f"SELECT key, value FROM vectors WHERE key IN ({marks})", chunk)
+                    rows = conn.execute(f"SELECT key, value FROM {self._table} WHERE key IN ({marks})", chunk)
                     for key, value in rows:
-                        found[key] = np.frombuffer(value, dtype=np.float32)
-            except sqlite3.Error as exc:
+                        found[key] = self._decode(value)
+            except (sqlite3.Error, ValueError) as exc:
                 self._disable("reading", exc)
                 return {}
         return found
 
-    def put_many(self, items: Mapping[str, np.ndarray] | Iterable[tuple[str, np.ndarray]]) -> None:
-        """Store vectors (as float32) in one transaction; existing keys are overwritten."""
+    def put_many(self, items: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
+        """Store values in one transaction; existing keys are overwritten."""
         pairs = items.items() if isinstance(items, Mapping) else items
-        rows = [(key, np.ascontiguousarray(value, dtype=np.float32).tobytes()) for key, value in pairs]
+        rows = [(key, self._encode(value)) for key, value in pairs]
         if not rows:
             return
         with self._lock:
@@ -185,7 +199,7 @@ class ScoreCache:
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    conn.executemany("INSERT OR REPLACE INTO vectors (key, value) VALUES (?, ?)", rows)
+                    conn.executemany(f"INSERT OR REPLACE INTO {self._table} (key, value) VALUES (?, ?)", rows)
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
@@ -198,10 +212,24 @@ class ScoreCache:
             conn = self._connection()
             if conn is None:
                 return 0
-            return int(conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+            return int(conn.execute(f"SELECT COUNT(*) FROM {self._table}").fetchone()[0])
 
     def __repr__(self) -> str:
-        return f"ScoreCache({str(self.path) if self.enabled else 'disabled'})"
+        return f"{type(self).__name__}({str(self.path) if self.enabled else 'disabled'})"
+
+
+class ScoreCache(SqliteStore):
+    """Model outputs (NLI logits, embeddings) as float32 vectors, keyed by model and input texts."""
+
+    _table = "vectors"
+    _value_type = "BLOB"
+    _what = "score cache"
+
+    def _encode(self, value: np.ndarray) -> bytes:
+        return np.ascontiguousarray(value, dtype=np.float32).tobytes()
+
+    def _decode(self, raw: bytes) -> np.ndarray:
+        return np.frombuffer(raw, dtype=np.float32)
 
 
 @dataclass
