@@ -393,40 +393,49 @@ def encoder_texts(prepared: PreparedSurvey, config: EvaluationConfig) -> list[st
     return texts
 
 
-class PrefetchedNLI:
-    """Scores every pair of a run in one de-duplicated, length-sorted batch, then serves lookups."""
+class _Prefetched:
+    """Computes every input of a run in one de-duplicated call, then serves rows from memory.
+
+    The backends already batch, length-sort and cache on disk; asking them once per run (instead of
+    once per survey) lets one sort cover all surveys and skips repeated cache look-ups.
+    """
+
+    def __init__(self, compute: Any, width: int = 0):
+        self._compute = compute
+        self._width = width
+        self._memo: dict[Any, np.ndarray] = {}
+
+    def prefetch(self, items: Sequence[Any]) -> None:
+        todo = list(dict.fromkeys(item for item in items if item not in self._memo))
+        if todo:
+            for item, row in zip(todo, np.asarray(self._compute(todo)), strict=True):
+                self._memo[item] = row
+
+    def _rows(self, items: Sequence[Any]) -> np.ndarray:
+        self.prefetch(items)
+        return np.stack([self._memo[i] for i in items]) if items else np.zeros((0, self._width))
+
+
+class PrefetchedNLI(_Prefetched):
+    """NLI logits for all (first, second) pairs of a run."""
 
     def __init__(self, backend: Any):
+        super().__init__(backend.logits, width=3)
         self.backend = backend
-        self._memo: dict[tuple[str, str], np.ndarray] = {}
-
-    def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None:
-        todo = list(dict.fromkeys(p for p in pairs if p not in self._memo))
-        if todo:
-            for pair, row in zip(todo, np.asarray(self.backend.logits(todo)), strict=True):
-                self._memo[pair] = row
 
     def logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        self.prefetch(pairs)
-        return np.stack([self._memo[p] for p in pairs]) if pairs else np.zeros((0, 3))
+        return self._rows(pairs)
 
 
-class PrefetchedEncoder:
-    """Same for heading embeddings (SHR)."""
+class PrefetchedEncoder(_Prefetched):
+    """Embeddings for all headings/sections of a run (SHR, structure overlap, sim)."""
 
     def __init__(self, backend: Any):
+        super().__init__(backend.encode)
         self.backend = backend
-        self._memo: dict[str, np.ndarray] = {}
-
-    def prefetch(self, texts: Sequence[str]) -> None:
-        todo = list(dict.fromkeys(t for t in texts if t not in self._memo))
-        if todo:
-            for text, row in zip(todo, np.asarray(self.backend.encode(todo)), strict=True):
-                self._memo[text] = row
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        self.prefetch(texts)
-        return np.stack([self._memo[t] for t in texts])
+        return self._rows(texts)
 
 
 # ------------------------------------------------------------------------------------------ the run
