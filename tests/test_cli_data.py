@@ -48,3 +48,22 @@ def test_download_without_network_says_what_to_do(tmp_path, monkeypatch):
 def test_render_and_missing_dataset_message(tmp_path):
     result = runner.invoke(app, ["data", "render", "--data", str(tmp_path / "nope"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "no such dataset folder" in result.output
+
+
+def test_load_dataset_on_the_built_sample(sample_dataset, monkeypatch):
+    """All three configs of the shipped sample load with `datasets`, with the documented splits and types."""
+    from datasets import load_dataset
+
+    monkeypatch.chdir(sample_dataset.parent)
+    surveys = load_dataset(sample_dataset.name)
+    assert {k: v.num_rows for k, v in surveys.items()} == {"train": 3, "test": 3}
+    assert sorted(surveys["test"]["survey_id"]) == [0, 1, 2]
+    features = surveys["train"].features
+    assert features["structure"].feature["title"].dtype == "string"
+    assert features["bertopic_cd"].dtype == "float64"
+    corpus = load_dataset(sample_dataset.name, "corpus", split="train")
+    assert corpus.num_rows == 341 and corpus.features["doc_id"].dtype == "int64"
+    queries = load_dataset(sample_dataset.name, "queries")
+    assert {k: v.num_rows for k, v in queries.items()} == {"train": 21, "test": 33}
+    assert queries["test"].features["cites"].feature.dtype == "int64"
+    assert set(queries["test"]["survey_id"]) == {0, 1, 2}
