@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .data.corpus import Corpus
 from .data.dataset import SurgeData
 from .io import JsonlJournal, atomic_write_json, atomic_write_text
 from .records import Paper, Survey
@@ -194,6 +195,17 @@ def discover_passages(passage_dir: str | Path) -> tuple[list[tuple[int, Path]], 
     return found, failures
 
 
+def resolve_citations(
+    parsed: GeneratedSurvey, corpus: Corpus
+) -> tuple[dict[int, int | None], dict[int, Paper], list[CitationInstance]]:
+    """Reference number -> resolved doc id, the resolved papers by id, and the citation instances."""
+    numbers = list(parsed.references)
+    resolved = corpus.resolve([parsed.references[n].title for n in numbers]) if numbers else []
+    papers = {p.doc_id: p for p in corpus.get(sorted({d for d in resolved if d is not None})) if p is not None}
+    citations = [CitationInstance(c.number, c.node_title, c.sentence) for c in parsed.citations]
+    return dict(zip(numbers, resolved, strict=True)), papers, citations
+
+
 def prepare_survey(data: SurgeData, survey_id: int, path: Path, protocol: str) -> PreparedSurvey:
     """Read, parse and resolve one generated survey (raises on unreadable files or unknown ids)."""
     if not data.has_survey(survey_id):
@@ -201,12 +213,7 @@ def prepare_survey(data: SurgeData, survey_id: int, path: Path, protocol: str) -
     gt = data.survey(survey_id)
     text, read_diagnostics = read_survey_file(path)
     parsed = parse_survey(text, protocol=protocol)
-    numbers = list(parsed.references)
-    resolved = data.corpus.resolve([parsed.references[n].title for n in numbers]) if numbers else []
-    references = dict(zip(numbers, resolved, strict=True))
-    ids = sorted({d for d in resolved if d is not None})
-    papers = {p.doc_id: p for p in data.corpus.get(ids) if p is not None}
-    citations = [CitationInstance(c.number, c.node_title, c.sentence) for c in parsed.citations]
+    references, papers, citations = resolve_citations(parsed, data.corpus)
     return PreparedSurvey(
         survey_id=survey_id, path=path, gt=gt, parsed=parsed, references=references, papers=papers,
         citations=citations, read_diagnostics=[asdict(d) for d in read_diagnostics],

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .citations import CitationInstance, accuracy_pairs, citation_accuracy, citation_recall
+from .citations import accuracy_pairs, citation_accuracy, citation_recall
 from .shr import soft_heading_recall
 
 
@@ -45,11 +45,7 @@ def batch_shr(
 ) -> dict[str, Any]:
     """predictions: generated headings per survey; references: GT headings (sections with content)."""
     _check_lengths(predictions, references)
-    if encoder is None:
-        from ..models.embed import Embedder
-
-        encoder = Embedder(embedding_model, device=device, batch_size=batch_size, cache_dir=cache_dir,
-                           needed_for=("shr",), flag="embedding_model=")
+    encoder = _encoder(encoder, embedding_model, device, batch_size, cache_dir, "shr")
     values = [soft_heading_recall(list(r), list(p), encoder) for p, r in zip(predictions, references, strict=True)]
     return {"shr": _mean(values), "per_survey": values}
 
@@ -82,19 +78,14 @@ def batch_citation_accuracy(
     ``data`` is a built SurGE dataset (folder or Hub id) whose corpus resolves the reference titles.
     """
     from ..data.dataset import SurgeData
-    from ..evaluation import PrefetchedNLI
+    from ..evaluation import PrefetchedNLI, resolve_citations
     from ..survey import parse_survey
 
     _check_lengths(predictions, references)
     corpus = SurgeData.open(data).corpus
     prepared = []
     for markdown, gt in zip(predictions, references, strict=True):
-        parsed = parse_survey(markdown, protocol=protocol)
-        numbers = list(parsed.references)
-        resolved = corpus.resolve([parsed.references[n].title for n in numbers])
-        refs = dict(zip(numbers, resolved, strict=True))
-        papers = {p.doc_id: p for p in corpus.get(sorted({d for d in resolved if d is not None})) if p}
-        citations = [CitationInstance(c.number, c.node_title, c.sentence) for c in parsed.citations]
+        refs, papers, citations = resolve_citations(parse_survey(markdown, protocol=protocol), corpus)
         prepared.append((refs, citations, papers, gt["survey_title"], gt["all_cites"]))
     pairs = [pair for args in prepared for pair in accuracy_pairs(*args, protocol)]
     if nli is None and pairs:  # the model is loaded only when some citation needs it
