@@ -33,7 +33,6 @@ Examples:
 None no_cqs_sections
 """
 
-_JUDGE_OPTIONS = ("base_url", "judge_concurrency", "weighted", "max_tries", "timeout", "device", "batch_size", "cache_dir")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -55,5 +54,4 @@ class ContentQualityScore(evaluate.Metric):
         protocol="official",
         **kwargs,
     ):
-        options = {k: v for k, v in kwargs.items() if k in _JUDGE_OPTIONS}
-        return batch_cqs(predictions, judge=judge, protocol=protocol, **options)
+        return batch_cqs(predictions, judge=judge, protocol=protocol, **kwargs)

@@ -43,7 +43,6 @@ Examples:
 1.0
 """
 
-_JUDGE_OPTIONS = ("base_url", "judge_concurrency", "weighted", "max_tries", "timeout", "device", "batch_size", "cache_dir")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -71,5 +70,4 @@ class KeyPointRecall(evaluate.Metric):
         protocol="official",
         **kwargs,
     ):
-        options = {k: v for k, v in kwargs.items() if k in _JUDGE_OPTIONS}
-        return batch_kpr(predictions, references, judge=judge, protocol=protocol, **options)
+        return batch_kpr(predictions, references, judge=judge, protocol=protocol, **kwargs)

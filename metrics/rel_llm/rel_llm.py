@@ -41,7 +41,6 @@ Examples:
 1.0 0
 """
 
-_JUDGE_OPTIONS = ("base_url", "judge_concurrency", "weighted", "max_tries", "timeout", "device", "batch_size", "cache_dir")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -69,5 +68,4 @@ class RelLLM(evaluate.Metric):
         protocol="official",
         **kwargs,
     ):
-        options = {k: v for k, v in kwargs.items() if k in _JUDGE_OPTIONS}
-        return batch_rel_llm(predictions, references, judge=judge, protocol=protocol, **options)
+        return batch_rel_llm(predictions, references, judge=judge, protocol=protocol, **kwargs)

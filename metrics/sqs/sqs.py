@@ -36,7 +36,6 @@ Examples:
 0.0 0
 """
 
-_JUDGE_OPTIONS = ("base_url", "judge_concurrency", "weighted", "max_tries", "timeout", "device", "batch_size", "cache_dir")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -64,5 +63,4 @@ class StructureQualityScore(evaluate.Metric):
         protocol="official",
         **kwargs,
     ):
-        options = {k: v for k, v in kwargs.items() if k in _JUDGE_OPTIONS}
-        return batch_sqs(predictions, references, judge=judge, protocol=protocol, **options)
+        return batch_sqs(predictions, references, judge=judge, protocol=protocol, **kwargs)

@@ -119,8 +119,13 @@ def _judge(
     device: str | None = None,
     batch_size: int = 8,
     cache_dir: Any = None,
+    **_unrelated: Any,
 ) -> Any:
-    """A :class:`~surge_dataset.llm.Judge` from a spec string (or an injected judge, returned as is)."""
+    """A :class:`~surge_dataset.llm.Judge` from a spec string (or an injected judge, returned as is).
+
+    Other keyword arguments are ignored here, in one place: ``evaluate.combine`` hands every module the
+    compute kwargs of all combined modules.
+    """
     if judge is None:
         raise ValueError("judge= is required: openai:<model>, hf:<model id or folder> or gguf:<file>")
     if not isinstance(judge, str):
