@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..io import atomic_path, atomic_write_json
+from ..io import atomic_write_json, atomic_write_text
 from .common import Hit, Searcher, day_to_iso, open_index, read_manifest, to_day
 
 QUERY_TYPES = ("titles", "questions")
@@ -96,47 +96,41 @@ def write_trec_run(
         pairs.sort(key=lambda p: (-p[1], p[0]))
         for rank, (doc, score) in enumerate(pairs, start=1):
             lines.append(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}\n")
-    with atomic_path(path) as tmp:
-        tmp.write_text("".join(lines), encoding="utf-8")
+    atomic_write_text(path, "".join(lines))
     if metadata is not None:
         atomic_write_json(metadata_path(path), dict(metadata))
     return path
 
 
-def read_trec_run(path: str | Path) -> dict[str, dict[str, float]]:
-    """``{qid: {doc_id: score}}`` from a TREC run file (6 whitespace-separated columns)."""
-    run: dict[str, dict[str, float]] = {}
+def _read_trec(path: str | Path, columns: int, value_at: int, what: str, value: type) -> dict[str, dict[str, Any]]:
+    """``{qid: {doc_id: value(column value_at)}}``; a line with the wrong column count names file:line."""
+    table: dict[str, dict[str, Any]] = {}
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             parts = line.split()
             if not parts:
                 continue
-            if len(parts) != 6:
-                raise ValueError(f"{path}:{number}: a TREC run line has 6 columns, found {len(parts)}")
-            run.setdefault(parts[0], {})[parts[2]] = float(parts[4])
-    return run
+            if len(parts) != columns:
+                raise ValueError(f"{path}:{number}: a TREC {what} line has {columns} columns, found {len(parts)}")
+            table.setdefault(parts[0], {})[parts[2]] = value(parts[value_at])
+    return table
+
+
+def read_trec_run(path: str | Path) -> dict[str, dict[str, float]]:
+    """``{qid: {doc_id: score}}`` from a TREC run file (6 whitespace-separated columns)."""
+    return _read_trec(path, 6, 4, "run", float)
 
 
 def write_trec_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> Path:
     path = Path(path)
     lines = [f"{qid} 0 {doc} {rel}\n" for qid, docs in qrels.items() for doc, rel in docs.items()]
-    with atomic_path(path) as tmp:
-        tmp.write_text("".join(lines), encoding="utf-8")
+    atomic_write_text(path, "".join(lines))
     return path
 
 
 def read_trec_qrels(path: str | Path) -> dict[str, dict[str, int]]:
     """``{qid: {doc_id: relevance}}`` from a TREC qrels file (``qid 0 docid rel``)."""
-    qrels: dict[str, dict[str, int]] = {}
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 4:
-                raise ValueError(f"{path}:{number}: a TREC qrels line has 4 columns, found {len(parts)}")
-            qrels.setdefault(parts[0], {})[parts[2]] = int(parts[3])
-    return qrels
+    return _read_trec(path, 4, 3, "qrels", int)
 
 
 def metadata_path(run_path: str | Path) -> Path:
