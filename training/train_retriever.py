@@ -377,7 +377,10 @@ def save_checkpoint(accelerator: Any, output_dir: Path, state: dict[str, Any], l
     path = output_dir / "checkpoints" / f"checkpoint-{state['global_step']}"
     accelerator.save_state(str(path))
     if accelerator.is_main_process:
-        (path / "trainer_state.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
+        from surge_dataset.io import atomic_write_json
+
+        # written last and atomically: its presence marks a complete checkpoint for --resume latest
+        atomic_write_json(path / "trainer_state.json", state)
         for old in checkpoints(output_dir)[:-limit] if limit > 0 else []:
             shutil.rmtree(old, ignore_errors=True)
     accelerator.wait_for_everyone()
