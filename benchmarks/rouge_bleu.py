@@ -19,20 +19,15 @@ import time
 from pathlib import Path
 
 from surge_dataset.scoring.rouge_bleu import rouge_bleu, rouge_bleu_reference
+from surge_dataset.survey import parse_survey, read_survey_file
 
 BASELINES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "official" / "baseline_outputs"
 
 
 def sections(path: Path) -> list[str]:
-    """Chunks between lines starting with '#' (text before the first heading included), >= 100 chars."""
-    chunks: list[list[str]] = [[]]
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#"):
-            chunks.append([])
-        else:
-            chunks[-1].append(line.rstrip())
-    texts = ["\n".join(chunk) for chunk in chunks]
-    return [text for text in texts if len(text) >= 100]
+    """Sections with >= 100 characters (text before the first heading included), as the evaluator reads them."""
+    text, _ = read_survey_file(path)
+    return [node.content for node in parse_survey(text, protocol="official").content_sections(100)]
 
 
 def longest_file(folder: Path) -> Path:

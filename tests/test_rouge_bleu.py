@@ -10,6 +10,7 @@ import pytest
 from sacrebleu import sentence_bleu
 
 from surge_dataset.scoring.rouge_bleu import RESULT_KEYS, rouge_bleu, rouge_bleu_reference, rouge_tokens
+from surge_dataset.survey import parse_survey, read_survey_file
 
 
 def _assert_same(fast: dict, ref: dict) -> None:
@@ -117,15 +118,9 @@ def test_equal_to_reference_on_degenerate_sections() -> None:
 
 
 def _sections(path: Path) -> list[str]:
-    """Chunks between lines starting with '#' (text before the first heading included), >= 100 chars."""
-    chunks: list[list[str]] = [[]]
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#"):
-            chunks.append([])
-        else:
-            chunks[-1].append(line.rstrip())
-    texts = ["\n".join(chunk) for chunk in chunks]
-    return [text for text in texts if len(text) >= 100]
+    """Sections with >= 100 characters (text before the first heading included), as the evaluator reads them."""
+    text, _ = read_survey_file(path)
+    return [node.content for node in parse_survey(text, protocol="official").content_sections(100)]
 
 
 def _only_file(folder: Path) -> Path:
