@@ -35,6 +35,11 @@ def _request(i: int) -> JudgeRequest:
     return JudgeRequest.score([{"role": "user", "content": f"question {i}"}], 0, 5)
 
 
+# Tests that count server requests but do not test timeouts use a generous timeout, so a loaded CI
+# machine cannot turn a slow answer into an extra (retried) request.
+SLACK = 30.0
+
+
 def _llm(server: ScriptedOpenAIServer, cache_dir: Path, **options):
     options = {"concurrency": 1, "timeout": 0.3, "max_retries": 3, "backoff_base": 0.001, **options}
     return make_llm("openai:judge-model", base_url=server.base_url, cache_dir=cache_dir, **options)
@@ -113,7 +118,7 @@ def test_retries_missing_scores_cache_and_no_key_leak(tmp_path, monkeypatch, cap
 
 def test_concurrency_and_dedup(tmp_path):
     with ScriptedOpenAIServer(latency=0.05) as server:
-        llm = _llm(server, False, concurrency=16)
+        llm = _llm(server, False, concurrency=16, timeout=SLACK)
         outcomes = Judge(llm).run([_request(i % 20) for i in range(40)])
         assert [o.value for o in outcomes] == [3] * 40
         assert len(server.requests) == 20  # duplicates asked once
@@ -162,7 +167,7 @@ def test_evaluate_run_with_a_server_judge(sample_dataset, rendered, tmp_path, mo
     with ScriptedOpenAIServer(responder=_responder) as server:
 
         def factory():
-            return Judge(_llm(server, tmp_path / "cache", concurrency=8))
+            return Judge(_llm(server, tmp_path / "cache", concurrency=8, timeout=SLACK))
 
         results = evaluate_run(data, rendered, out, config, judge_factory=factory)
         sent = len(server.requests)
@@ -238,7 +243,7 @@ def test_transport_failures_are_retried_on_the_next_run(sample_dataset, rendered
     with ScriptedOpenAIServer(responder=flaky) as server:
 
         def factory():
-            return Judge(_llm(server, tmp_path / "cache", concurrency=4, max_retries=1))
+            return Judge(_llm(server, tmp_path / "cache", concurrency=4, max_retries=1, timeout=SLACK))
 
         first = evaluate_run(data, rendered, out, config, judge_factory=factory)
         failed = [i for i, r in first["surveys"].items() if r["sqs"] is None]
