@@ -26,6 +26,7 @@ import json
 import random
 import re
 import sys
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1559,13 +1560,22 @@ def generated_papers(rng: random.Random, topic: Topic, taken: set[str]) -> list[
     return papers
 
 
-def node_depths(nodes: list[dict[str, Any]]) -> dict[int, int]:
+#: The real surveys.json has string section ids while the root's parent_id is an integer: so does the sample.
+ROOT_PARENT_ID = -1
+
+
+def survey_uuid(survey_id: int) -> str:
+    """A stable UUID string per survey: the real queries.json's ``original_id`` is a UUID string."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"surge-sample/survey/{survey_id}"))
+
+
+def node_depths(nodes: list[dict[str, Any]]) -> dict[str, int]:
     """Depth of every node below the root (root = 0), following ``parent_id``."""
     by_id = {n["id"]: n for n in nodes}
-    depths: dict[int, int] = {}
+    depths: dict[str, int] = {}
     for node in nodes:
         depth, cur = 0, node
-        while cur["parent_id"] is not None:
+        while cur["title"] != "root":
             depth += 1
             cur = by_id[cur["parent_id"]]
         depths[node["id"]] = depth
@@ -1636,8 +1646,8 @@ def build_sample() -> Sample:
     surveys: list[dict[str, Any]] = []
     queries: list[dict[str, Any]] = []
     for spec in SURVEYS:
-        structure = [{"id": 0, "parent_id": None, "title": "root", "content": ""}]
-        structure += [{"id": n[0], "parent_id": n[1], "title": n[2], "content": n[5]} for n in spec.nodes]
+        structure = [{"id": "0", "parent_id": ROOT_PARENT_ID, "title": "root", "content": ""}]
+        structure += [{"id": str(n[0]), "parent_id": str(n[1]), "title": n[2], "content": n[5]} for n in spec.nodes]
         all_keys = sorted({k for n in spec.nodes for k in n[3]})
         all_cites = [] if spec.empty_all_cites else sorted(doc_id[k] for k in all_keys)
         surveys.append(
@@ -1661,8 +1671,8 @@ def build_sample() -> Sample:
         for node_id, _parent, title, keys, question, content in spec.nodes:
             if len(content) < LONG_CONTENT:
                 continue
-            chain, cur = [], by_id[node_id]
-            while cur["parent_id"] is not None:
+            chain, cur = [], by_id[str(node_id)]
+            while cur["title"] != "root":
                 chain.append([LEVEL_NAMES[depths[cur["id"]]], cur["title"]])
                 cur = by_id[cur["parent_id"]]
             cites = sorted({doc_id[k] for k in keys})
@@ -1670,7 +1680,7 @@ def build_sample() -> Sample:
             origin = len(cites) + rng.choice((0, 0, 1, 2))
             queries.append(
                 {
-                    "original_id": spec.survey_id,
+                    "original_id": survey_uuid(spec.survey_id),
                     "query_id": len(queries),
                     "date": iso(spec.date),
                     "year": str(spec.date.year),
@@ -1756,7 +1766,7 @@ def check(
         assert not any("root" in t or "Abstract:" in t for t in titles if t != "root"), titles
         assert max(node_depths(survey["structure"]).values()) == 3, survey["survey_id"]
         long_nodes = [n for n in survey["structure"] if len(n["content"]) >= LONG_CONTENT]
-        n_queries = sum(q["original_id"] == survey["survey_id"] for q in queries)
+        n_queries = sum(q["original_id"] == survey_uuid(survey["survey_id"]) for q in queries)
         assert n_queries == (len(long_nodes) if survey["all_cites"] else 0)
         for node in survey["structure"]:
             assert "[" not in node["content"], "ground-truth content carries no bracket citations"
@@ -1782,7 +1792,7 @@ def render_readme(
     rows = []
     for s in surveys:
         n_long = sum(len(n["content"]) >= LONG_CONTENT for n in s["structure"])
-        n_q = sum(q["original_id"] == s["survey_id"] for q in queries)
+        n_q = sum(q["original_id"] == survey_uuid(s["survey_id"]) for q in queries)
         split = "test" if s["survey_id"] <= 40 else "train"
         rows.append(
             f"| {s['survey_id']} | {split} | {s['survey_title']} | {s['date'][:10]} | {s['category']} "
@@ -1831,7 +1841,7 @@ def render_readme(
         "",
         "## Conventions that make metric values computable by hand",
         "",
-        "- Every `structure` has one `root` node (id 0, `parent_id` null, empty content) and reaches depth 3"
+        "- Every `structure` has one `root` node (id `\"0\"`, `parent_id` -1, empty content) and reaches depth 3"
         " (section > subsection > subsubsection).",
         "- Section content is plain prose without bracket citations. Each survey has sections with >= 100"
         " characters of content, a few short ones (< 100 characters) and a few empty grouping headings.",

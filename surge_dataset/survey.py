@@ -174,8 +174,15 @@ class GeneratedSurvey:
         return [node for node in self._content_nodes() if len(node.content) >= min_chars]
 
     def heading_markdown(self) -> str:
-        """The generated tree as the SQS judge sees it: ``#`` x (depth + 1), one line per kept heading."""
-        return "\n".join("#" * (depth + 1) + " " + node.title for node, depth in self._heading_walk())
+        """The generated tree as the SQS judge sees it: ``#`` x (depth + 1), one line per kept heading.
+
+        ``official`` ends every line with ``\n`` as the released evaluator does (so its "< 5 characters"
+        cut counts the newlines too); ``paper`` joins the lines with ``\n``.
+        """
+        lines = ["#" * (depth + 1) + " " + node.title for node, depth in self._heading_walk()]
+        if self.protocol == "official":
+            return "".join(line + "\n" for line in lines)
+        return "\n".join(lines)
 
     def diagnostic_codes(self) -> set[str]:
         """The distinct diagnostic codes, for quick checks."""
@@ -200,7 +207,12 @@ class GeneratedSurvey:
 
 
 def decode_survey_bytes(data: bytes) -> tuple[str, list[Diagnostic]]:
-    """Decode survey bytes: BOM dropped, UTF-8 else cp1252/latin-1 (reported), newlines made ``\\n``."""
+    """Decode survey bytes: UTF-8 else cp1252/latin-1 (reported), newlines made ``\\n``.
+
+    A UTF-8 byte-order mark is kept as ``\\ufeff``: the released evaluator opens files as plain
+    UTF-8, so its first line starts with it (a first-line heading is then no heading). The ``official``
+    parser keeps it for that reason; the ``paper`` parser drops it.
+    """
     diagnostics: list[Diagnostic] = []
     text: str | None = None
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -209,8 +221,6 @@ def decode_survey_bytes(data: bytes) -> tuple[str, list[Diagnostic]]:
         except UnicodeDecodeError:
             text = None
     if text is None:
-        if data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as err:
@@ -230,7 +240,7 @@ def decode_survey_bytes(data: bytes) -> tuple[str, list[Diagnostic]]:
                 )
                 break
     assert text is not None  # latin-1 decodes every byte string
-    return _normalise_newlines(text), diagnostics
+    return _normalise_newlines(text, keep_bom=True), diagnostics
 
 
 def read_survey_file(path: str | os.PathLike[str]) -> tuple[str, list[Diagnostic]]:
@@ -248,7 +258,12 @@ def parse_survey(text: str | bytes, protocol: str = "official") -> GeneratedSurv
         text, diagnostics = decode_survey_bytes(bytes(text))
     elif not isinstance(text, str):
         raise TypeError(f"parse_survey expects str or bytes, not {type(text).__name__}")
-    text = _normalise_newlines(text)
+    text = _normalise_newlines(text, keep_bom=protocol == "official")
+    if text.startswith("\ufeff") and protocol == "official":
+        diagnostics.append(
+            Diagnostic("byte_order_mark", "the file starts with a byte-order mark, kept as the released "
+                       "evaluator keeps it (a heading on the first line is then not read as a heading)", 1)
+        )
     lines = _split_lines(text)
     if not text.strip():
         diagnostics.append(Diagnostic("empty_file", "the survey is empty or only white space"))
@@ -260,8 +275,8 @@ def parse_survey(text: str | bytes, protocol: str = "official") -> GeneratedSurv
 # --- shared helpers -----------------------------------------------------------------------------------
 
 
-def _normalise_newlines(text: str) -> str:
-    if text.startswith("\ufeff"):
+def _normalise_newlines(text: str, *, keep_bom: bool = False) -> str:
+    if text.startswith("\ufeff") and not keep_bom:
         text = text[1:]
     return text.replace("\r\n", "\n").replace("\r", "\n")
 

@@ -71,7 +71,7 @@ def make_official(folder: Path, *, surveys=None, corpus=None, queries=None) -> P
     if queries is None:
         queries = [
             {
-                "original_id": 1,
+                "original_id": f"23870233-7f5b-4c1e-9a0e-00000000000{q}",  # a UUID string, as released
                 "query_id": q,
                 "date": "2021",
                 "year": "2021",
@@ -190,6 +190,37 @@ def test_string_node_ids_round_trip(tmp_path):
     assert SurgeData.open(tmp_path / "surge").survey(0).tree().children[0].id == "n1"
     export_dataset(tmp_path / "surge", tmp_path / "back")
     assert json.loads((tmp_path / "back" / "surveys.json").read_text()) == surveys
+
+
+def test_real_types_string_ids_int_root_parent_and_uuid_original_id(tmp_path):
+    """The released files: string section ids, an integer parent_id on the root, UUID original_id."""
+    src = make_official(tmp_path / "src")
+    surveys = json.loads((src / "surveys.json").read_text())
+    for survey in surveys:
+        for node in survey["structure"]:
+            node["id"] = str(node["id"])
+            node["parent_id"] = -1 if node["parent_id"] is None else str(node["parent_id"])
+    (src / "surveys.json").write_text(json.dumps(surveys))
+    queries = json.loads((src / "queries.json").read_text())
+    queries[2]["original_id"] = 7  # an integer among UUID strings: kept, never rejected
+    (src / "queries.json").write_text(json.dumps(queries))
+    build_dataset(src, tmp_path / "surge")
+    data = SurgeData.open(tmp_path / "surge")
+    tree = data.survey(0).tree()
+    assert tree.parent_id == -1 and tree.children[0].id == "1" and tree.children[0].parent_id == "0"
+    assert {q.original_id for q in data.queries()} == {q["original_id"] for q in queries}
+    structure = load_dataset(str(tmp_path / "surge"), "surveys", split="test")[0]["structure"]
+    assert structure[0]["parent_id"] == "-1" and structure[1]["parent_id"] == "0"  # the column is string
+    original = load_dataset(str(tmp_path / "surge"), "queries", split="test")[0]["original_id"]
+    assert original == queries[0]["original_id"]
+    export_dataset(tmp_path / "surge", tmp_path / "back")
+    for name, value in (("surveys", surveys), ("queries", queries)):
+        back = json.loads((tmp_path / "back" / f"{name}.json").read_text())
+        assert back == value, name
+        assert [list(r) for r in back] == [list(r) for r in value], f"{name}: key order"
+    assert [list(n) for n in json.loads((tmp_path / "back" / "surveys.json").read_text())[0]["structure"]] == [
+        list(n) for n in surveys[0]["structure"]
+    ]
 
 
 def test_absent_queries_builds_other_configs(tmp_path):

@@ -75,16 +75,21 @@ def test_gt_outline_exact_string():
 
 def test_generated_outline_and_short_sqs():
     parsed = parse_survey("Intro text\n# A\n## B\n# Abstract: no\n## C\n")
-    assert parsed.heading_markdown() == "## A\n### B\n### C"
+    assert parsed.heading_markdown() == "## A\n### B\n### C\n"
+    assert parse_survey("Intro text\n# A\n## B\n", "paper").heading_markdown() == "## A\n### B"
     judge = FakeJudge()
     score = structure_quality(render_gt_outline(SMALL_GT), parsed.heading_markdown(), judge)
     assert score.value == 4.0 and score.weighted == 3.75 and score.items == 1
     request = judge.asked[0]
     assert "# Methods\n## Message Passing" in request.conversation[-1][1] and "## A\n### B" in request.conversation[-1][1]
-    boundary = structure_quality("# X\n", parse_survey("# Ab\n").heading_markdown(), judge)
-    assert boundary.value == 4.0 and len(judge.asked) == 2  # "## Ab" has 5 characters: judged
-    tiny = structure_quality("# X\n", parse_survey("# A\n").heading_markdown(), FakeJudge())
+    # official: "## A\n" has 5 characters with its newline (the released string): judged
+    boundary = structure_quality("# X\n", parse_survey("# A\n").heading_markdown(), judge)
+    assert boundary.value == 4.0 and len(judge.asked) == 2
+    # paper: "## A" has 4 characters: scored 0 without asking
+    tiny = structure_quality("# X\n", parse_survey("# A\n", "paper").heading_markdown(), FakeJudge())
     assert tiny.value == 0.0 and tiny.items == 0 and tiny.diagnostics[0]["code"] == "short_outline"
+    none = structure_quality("# X\n", parse_survey("text only\n").heading_markdown(), FakeJudge())
+    assert none.value == 0.0 and none.items == 0
 
 
 def test_cut_section():

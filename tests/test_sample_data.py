@@ -47,7 +47,7 @@ CORPUS_KEYS = {
     "doc_id": int,
 }
 QUERY_KEYS = {
-    "original_id": int,
+    "original_id": str,  # a UUID string per survey, as in the released queries.json
     "query_id": int,
     "date": str,
     "year": str,
@@ -102,12 +102,18 @@ def _is(value: Any, expected: type) -> bool:
     return type(value) is expected
 
 
+def _survey_of_uuid() -> dict[str, int]:
+    """original_id (one UUID string per survey) -> survey_id, via the survey title in prefix_titles[0]."""
+    by_title = {s["survey_title"]: s["survey_id"] for s in _surveys()}
+    return {q["original_id"]: by_title[q["prefix_titles"][0][1]] for q in _queries()}
+
+
 def _depths(structure: list[dict[str, Any]]) -> dict[int, int]:
     by_id = {n["id"]: n for n in structure}
     depths = {}
     for node in structure:
         depth, cur = 0, node
-        while cur["parent_id"] is not None:
+        while cur["title"] != "root":
             depth += 1
             cur = by_id[cur["parent_id"]]
             assert depth <= len(structure), "parent_id cycle"
@@ -144,15 +150,15 @@ def test_structure_tree() -> None:
         structure = survey["structure"]
         for node in structure:
             assert list(node) == NODE_KEYS
-            assert _is(node["id"], int) and _is(node["title"], str) and _is(node["content"], str)
-            assert node["parent_id"] is None or _is(node["parent_id"], int)
+            # the released types: string section ids, an integer parent_id on the root only
+            assert _is(node["id"], str) and _is(node["title"], str) and _is(node["content"], str)
+            assert _is(node["parent_id"], int if node["title"] == "root" else str)
         ids = [n["id"] for n in structure]
         assert len(set(ids)) == len(ids)
         roots = [n for n in structure if n["title"] == "root"]
         assert len(roots) == 1
-        assert roots[0]["parent_id"] is None and roots[0]["content"] == ""
-        assert [n for n in structure if n["parent_id"] is None] == roots
-        assert all(n["parent_id"] in ids for n in structure if n["parent_id"] is not None)
+        assert roots[0]["parent_id"] == -1 and roots[0]["content"] == ""
+        assert all(n["parent_id"] in ids for n in structure if n["title"] != "root")
         depths = _depths(structure)
         assert max(depths.values()) == 3, survey["survey_id"]
         lengths = [len(n["content"]) for n in structure if n["title"] != "root"]
@@ -198,7 +204,7 @@ def test_query_schema_and_links() -> None:
         assert list(query) == list(QUERY_KEYS)
         for key, kind in QUERY_KEYS.items():
             assert _is(query[key], kind), (query["query_id"], key)
-        survey = surveys[query["original_id"]]
+        survey = surveys[_survey_of_uuid()[query["original_id"]]]
         assert (query["date"], query["year"], query["category"]) == (
             survey["date"],
             survey["year"],
@@ -230,10 +236,11 @@ def test_one_query_per_content_section() -> None:
         for n in s["structure"]
         if len(n["content"]) >= 100
     ]
-    assert [(q["original_id"], q["content"]) for q in queries] == expected
+    by_uuid = _survey_of_uuid()
+    assert [(by_uuid[q["original_id"]], q["content"]) for q in queries] == expected
     for survey in _surveys():
         if survey["all_cites"]:
-            cited = {d for q in queries if q["original_id"] == survey["survey_id"] for d in q["cites"]}
+            cited = {d for q in queries if by_uuid[q["original_id"]] == survey["survey_id"] for d in q["cites"]}
             assert cited == set(survey["all_cites"]), "all_cites is the union of the section cites"
 
 

@@ -27,10 +27,13 @@ Returns:
     diagnostics (a survey without a section of 100 characters is None with a "no_cqs_sections" note).
 Examples:
 >>> import evaluate
+>>> from surge_dataset.llm.testing import ScriptedOpenAIServer  # a local OpenAI-compatible server that answers "5"
 >>> cqs = evaluate.load("surge/cqs")
->>> results = cqs.compute(predictions=["# Introduction\n\nToo short to judge."], judge="openai:gpt-4o")
->>> print(results["cqs"], results["diagnostics"][0][0]["code"])
-None no_cqs_sections
+>>> survey = "# Introduction\\n\\n" + "Graph neural networks pass messages along the edges of a graph. " * 3
+>>> with ScriptedOpenAIServer(["5"]) as server:  # for the published judge model: judge="openai:gpt-4o", no base_url
+...     results = cqs.compute(predictions=[survey], judge="openai:my-judge", base_url=server.base_url, cache_dir=False)
+>>> print(results["cqs"], results["missing"], len(server.requests))
+5.0 0 1
 """
 
 

@@ -35,12 +35,15 @@ Returns:
     kpr (float or None): mean over surveys; missing (int); per_survey, diagnostics.
 Examples:
 >>> import evaluate
+>>> from surge_dataset.llm.testing import ScriptedOpenAIServer  # a local OpenAI-compatible server
 >>> kpr = evaluate.load("surge/kpr")
->>> reference = {"title": "Graph Neural Networks", "text": "# Introduction\n\nGNNs pass messages along edges."}
->>> results = kpr.compute(predictions=["# Intro\n\nMessage passing."], references=[reference],
-...                       judge="openai:gpt-4o")  # doctest: +SKIP
->>> print(round(results["kpr"], 2))  # doctest: +SKIP
-1.0
+>>> reference = {"title": "Graph Neural Networks", "text": "# Introduction\\n\\nGNNs pass messages along edges."}
+>>> answers = ["- GNNs pass messages along edges.\\n- GNNs pool node states.", "Yes", "No"]  # points, then checks
+>>> with ScriptedOpenAIServer(answers) as server:  # for a hosted judge: judge="openai:gpt-4o", no base_url
+...     results = kpr.compute(predictions=["# Intro\\n\\nMessage passing."], references=[reference],
+...                           judge="openai:my-judge", base_url=server.base_url, cache_dir=False, judge_concurrency=1)
+>>> print(results["kpr"], results["missing"], len(server.requests))
+0.5 0 3
 """
 
 

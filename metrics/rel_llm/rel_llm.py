@@ -34,11 +34,14 @@ Returns:
     rel_llm (float or None): mean over surveys; rel_llm_weighted; missing (int); per_survey, diagnostics.
 Examples:
 >>> import evaluate
+>>> from surge_dataset.llm.testing import ScriptedOpenAIServer  # a local OpenAI-compatible server that answers "3"
 >>> rel_llm = evaluate.load("surge/rel_llm")
->>> reference = {"title": "Graph Neural Networks", "outline": "# Introduction\n\n"}
->>> results = rel_llm.compute(predictions=["No headings at all."], references=[reference], judge="openai:gpt-4o")
->>> print(results["rel_llm"], results["missing"])
-1.0 0
+>>> reference = {"title": "Graph Neural Networks", "outline": "# Introduction\\n\\n# Message Passing\\n\\n"}
+>>> with ScriptedOpenAIServer(["3"]) as server:  # for a hosted judge: judge="openai:gpt-4o", no base_url
+...     results = rel_llm.compute(predictions=["# Introduction\\n\\n## Methods\\n"], references=[reference],
+...                               judge="openai:my-judge", base_url=server.base_url, cache_dir=False)
+>>> print(results["rel_llm"], results["missing"], len(server.requests))
+3.0 0 1
 """
 
 

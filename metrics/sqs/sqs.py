@@ -29,11 +29,14 @@ Returns:
     missing (int): judge answers that could not be obtained; per_survey, per_survey_weighted, diagnostics.
 Examples:
 >>> import evaluate
+>>> from surge_dataset.llm.testing import ScriptedOpenAIServer  # a local OpenAI-compatible server that answers "4"
 >>> sqs = evaluate.load("surge/sqs")
->>> reference = "# Introduction\n\n# Message Passing\n\n"
->>> results = sqs.compute(predictions=["# A\n\nOne heading of one letter."], references=[reference], judge="openai:gpt-4o")
->>> print(results["sqs"], results["missing"])
-0.0 0
+>>> reference = "# Introduction\\n\\n# Message Passing\\n\\n"
+>>> with ScriptedOpenAIServer(["4"]) as server:  # for the published judge model: judge="openai:gpt-4o", no base_url
+...     results = sqs.compute(predictions=["# Introduction\\n\\n## Message passing\\n"], references=[reference],
+...                           judge="openai:my-judge", base_url=server.base_url, cache_dir=False)
+>>> print(results["sqs"], results["missing"], len(server.requests))
+4.0 0 1
 """
 
 

@@ -25,12 +25,15 @@ from ..records import (
     EXTRA_COLUMN,
     FIELDS_BY_CONFIG,
     NODE_FIELDS,
+    NODE_ID_FIELDS,
     OFFICIAL_FILES,
     arrow_schema,
     dump_extra,
+    id_column_type,
+    stringify_ids,
 )
 from .corpus import INDEX_DIR, PAPER_COLUMNS, write_corpus_index
-from .validate import SurgeDataError, check_records, check_unique_ids, describe_record, read_json_array
+from .validate import SurgeDataError, check_records, check_unique_ids, read_json_array
 
 logger = logging.getLogger(__name__)
 
@@ -61,47 +64,58 @@ def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
     return digest.hexdigest()
 
 
-def _node_id_type(path: Path, surveys: Sequence[dict[str, Any]]) -> pa.DataType:
-    """int64 when every structure id is an integer, string when every one is a string; mixed is an error."""
-    kinds: dict[type, str] = {}
-    for index, survey in enumerate(surveys):
-        for position, node in enumerate(survey["structure"]):
-            for name in ("id", "parent_id"):
-                value = node[name]
-                if value is None:
-                    continue
-                kind = int if isinstance(value, int) else str
-                kinds.setdefault(kind, f"{describe_record('surveys', index, survey)} structure[{position}].{name}")
-    if len(kinds) > 1:
-        raise SurgeDataError(
-            path,
-            "structure ids mix integers and strings (first integer at "
-            f"{kinds[int]}, first string at {kinds[str]}); they must have one type",
-        )
-    return pa.string() if str in kinds else pa.int64()
+def _node_id_types(surveys: Sequence[dict[str, Any]]) -> dict[str, pa.DataType]:
+    """The Arrow type of each structure id field, decided per field (see ``records.id_column_type``)."""
+    return {
+        name: id_column_type(node[name] for survey in surveys for node in survey["structure"])
+        for name in NODE_ID_FIELDS
+    }
 
 
-def _rows(config: str, records: Iterable[dict[str, Any]]) -> dict[str, list[Any]]:
-    """Official records -> column lists (snake_case), unknown fields folded into ``extra`` as JSON."""
+def _id_column_types(config: str, records: Sequence[dict[str, Any]]) -> dict[str, pa.DataType]:
+    """The Arrow type of each ``id``-kind column of ``config`` (an integer or a string in the JSON)."""
+    return {
+        column: id_column_type(record[official] for record in records)
+        for official, column, kind in FIELDS_BY_CONFIG[config]
+        if kind == "id"
+    }
+
+
+def _rows(
+    config: str,
+    records: Iterable[dict[str, Any]],
+    *,
+    string_columns: Iterable[str] = (),
+    string_node_fields: Iterable[str] = (),
+) -> dict[str, list[Any]]:
+    """Official records -> column lists (snake_case), unknown fields folded into ``extra`` as JSON.
+
+    Integers in ``string_columns`` (and node fields ``string_node_fields``) are written as text, their
+    JSON values kept in ``extra`` (a column that mixes integers and strings is stored as string).
+    """
     fields = FIELDS_BY_CONFIG[config]
     known = {official for official, _, _ in fields}
+    string_columns, string_node_fields = set(string_columns), tuple(string_node_fields)
     columns: dict[str, list[Any]] = {column: [] for _, column, _ in fields}
     columns[EXTRA_COLUMN] = []
     for record in records:
+        extra = {k: v for k, v in record.items() if k not in known} if len(record) > len(known) else {}
         for official, column, kind in fields:
             value = record[official]
             if kind == "structure":
-                value = [
-                    {
-                        **{name: node[name] for name in NODE_FIELDS},
-                        EXTRA_COLUMN: dump_extra({k: v for k, v in node.items() if k not in NODE_FIELDS}),
-                    }
-                    for node in value
-                ]
+                nodes = []
+                for node in value:
+                    node_extra = {k: v for k, v in node.items() if k not in NODE_FIELDS}
+                    row = {name: node[name] for name in NODE_FIELDS}
+                    stringify_ids(row, string_node_fields, node_extra)
+                    nodes.append({**row, EXTRA_COLUMN: dump_extra(node_extra)})
+                value = nodes
             elif kind == "float" and value is not None:
                 value = float(value)
+            elif column in string_columns and isinstance(value, int) and not isinstance(value, bool):
+                extra[official] = value
+                value = str(value)
             columns[column].append(value)
-        extra = {k: v for k, v in record.items() if k not in known} if len(record) > len(known) else {}
         columns[EXTRA_COLUMN].append(dump_extra(extra))
     return columns
 
@@ -160,10 +174,10 @@ def build_dataset(
             say(f"reading {path}")
             surveys = read_json_array(path)
             report.unknown_fields["surveys"] = _checked(path, "surveys", surveys)
-            id_type = _node_id_type(path, surveys)
+            node_types = _node_id_types(surveys)
             splits, rule = _survey_splits(surveys, test_ids)
             meta["split_rule"] = rule
-            meta["structure_id_type"] = "string" if id_type == pa.string() else "int64"
+            meta["structure_id_types"] = {name: str(t) for name, t in node_types.items()}
             meta["survey_order"] = [s["survey_id"] for s in surveys]
             report.empty_all_cites = [s["survey_id"] for s in surveys if not s["all_cites"]]
             if report.empty_all_cites:
@@ -171,8 +185,9 @@ def build_dataset(
                     f"{len(report.empty_all_cites)} survey(s) have an empty all_cites (valid; recall is "
                     f"undefined for them): {report.empty_all_cites}"
                 )
-            schema = arrow_schema("surveys", node_id_type=id_type)
-            table = pa.Table.from_pydict(_rows("surveys", surveys), schema=schema)
+            schema = arrow_schema("surveys", node_id_type=node_types["id"], node_parent_id_type=node_types["parent_id"])
+            string_nodes = [name for name, t in node_types.items() if t == pa.string()]
+            table = pa.Table.from_pydict(_rows("surveys", surveys, string_node_fields=string_nodes), schema=schema)
             split_array = pa.array(splits)
             report.counts["surveys"] = {}
             for split in ("train", "test"):
@@ -239,9 +254,11 @@ def build_dataset(
                 )
                 report.notes.append(note)
                 warnings.warn(f"{path}: {note}", stacklevel=2)
-            columns = _rows("queries", queries)
+            id_types = _id_column_types("queries", queries)
+            meta["query_id_types"] = {name: str(t) for name, t in id_types.items()}
+            columns = _rows("queries", queries, string_columns=[c for c, t in id_types.items() if t == pa.string()])
             columns["survey_id"] = survey_ids
-            table = pa.Table.from_pydict(columns, schema=arrow_schema("queries"))
+            table = pa.Table.from_pydict(columns, schema=arrow_schema("queries", id_types=id_types))
             split_array = pa.array(splits)
             report.counts["queries"] = {}
             for split in ("train", "test", "unassigned"):

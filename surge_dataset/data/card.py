@@ -23,7 +23,9 @@ FIELD_DOCS = {
         ("abstract", "string", "`abstract`", "Abstract of the survey."),
         ("structure", "list<struct>", "`structure`",
          "Flat list of nodes `{id, parent_id, title, content, extra}`; the node titled `root` is the root "
-         "and the tree is rebuilt by following `parent_id` (`surge_dataset.Survey.tree()`)."),
+         "and the tree is rebuilt by following `parent_id` (`surge_dataset.Survey.tree()`). `id` and "
+         "`parent_id` are each int64 or string, as the file has them; a field that mixes integers and "
+         "strings is string, and the integers' JSON values are kept in the node's `extra`."),
         ("all_cites", "list<int64>", "`all_cites`",
          "doc_ids of the corpus papers the survey cites (may be empty: valid data)."),
         ("bertopic_cd", "float64", "`Bertopic_CD`", "Topic diversity computed by the authors with BERTopic."),
@@ -40,7 +42,9 @@ FIELD_DOCS = {
         ("extra", "string", "(none)", "JSON object of unknown fields, or null."),
     ],
     "queries": [
-        ("original_id", "int64", "`original_id`", "Id of the section in the authors' extraction."),
+        ("original_id", "string or int64", "`original_id`",
+         "Id of the section in the authors' extraction (a UUID string in the released file; int64 when every "
+         "value is an integer)."),
         ("query_id", "int64", "`query_id`", "Query id."),
         ("date", "string", "`date`", "Date of the survey."),
         ("year", "string", "`year`", "Year of the survey."),

@@ -106,14 +106,19 @@ class Corpus:
         hi = int(np.searchsorted(self._keys, np.uint64(key), side="right"))
         return [int(r) for r in self._title_rows[lo:hi] if self._row_title(r) == normalised]
 
-    def resolve_rows(self, titles: Sequence[str | None]) -> list[int | None]:
-        """Corpus row of each title (last duplicate wins), or None when no corpus title matches."""
+    def resolve_rows(self, titles: Sequence[str | None], *, empty_matches: bool = False) -> list[int | None]:
+        """Corpus row of each title (last duplicate wins), or None when no corpus title matches.
+
+        A title with no letters a-z normalises to the empty string. By default it never matches;
+        with ``empty_matches`` it matches the LAST corpus title that has no letters either, which is
+        what the released evaluator's dict lookup does (``--protocol official``).
+        """
         normalised = [normalise_title(t) for t in titles]
         keys = np.fromiter((title_key(n) for n in normalised), dtype=np.uint64, count=len(normalised))
         hi = np.searchsorted(self._keys, keys, side="right")
         found: list[int | None] = []
         for i, norm in enumerate(normalised):
-            if not norm:  # a title with no letters a-z never matches (documented deviation: see README)
+            if not norm and not empty_matches:  # a letterless title matches nothing (see README)
                 found.append(None)
                 continue
             position = int(hi[i]) - 1
@@ -128,9 +133,9 @@ class Corpus:
             found.append(rows[-1] if rows else None)
         return found
 
-    def resolve(self, titles: Sequence[str | None]) -> list[int | None]:
+    def resolve(self, titles: Sequence[str | None], *, empty_matches: bool = False) -> list[int | None]:
         """doc_id of each title by normalised-title match (last duplicate in corpus order wins)."""
-        rows = self.resolve_rows(titles)
+        rows = self.resolve_rows(titles, empty_matches=empty_matches)
         ids = self._papers.column("doc_id")
         return [None if r is None else ids[r].as_py() for r in rows]
 

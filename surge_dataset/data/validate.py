@@ -69,6 +69,8 @@ def _type_error(kind: str, value: Any) -> str | None:
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif kind == "str":
         ok = isinstance(value, str)
+    elif kind == "id":
+        ok = isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
     elif kind == "float":
         ok = isinstance(value, int | float) and not isinstance(value, bool)
     elif kind == "list_str":
@@ -88,6 +90,7 @@ def _type_error(kind: str, value: Any) -> str | None:
     expected = {
         "int": "an integer",
         "str": "a string",
+        "id": "an integer or a string",
         "float": "a number",
         "list_str": "a list of strings",
         "list_int": "a list of integers",

@@ -65,9 +65,15 @@ class GenerationSettings:
 
     max_new_tokens: int = 16
     temperature: float = 0.0
+    #: Which draw this is when the same conversation is asked again (re-asking after an unreadable
+    #: answer, the released evaluator's retry): a distinct cache entry per draw. 0 keeps old keys.
+    sample: int = 0
 
     def as_key(self) -> dict[str, float | int]:
-        return asdict(self)
+        key = asdict(self)
+        if not self.sample:
+            key.pop("sample")
+        return key
 
 
 @dataclass(frozen=True)

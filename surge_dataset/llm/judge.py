@@ -1,5 +1,11 @@
 """An LLM as a judge: requests in, readable scores (or lists) out, with a bounded number of tries.
 
+Two styles. ``surge`` (below) is ours. ``released`` sets every parameter as the released SurGE
+evaluator did (``--protocol official``): 100 answer tokens, the API's default temperature (1.0), an
+answer accepted only if it is exactly one digit in range (``re.match(r"^[0-5]$")``, which allows one
+trailing newline), and an unreadable answer re-asked with the same conversation as a new sample, up to
+``max_tries`` answers (the released loop has no working bound). The prompt wording stays ours.
+
 Every request of a run goes through :meth:`Judge.run` in one call, so a server sees them concurrently
 and a local model in batches. An answer that cannot be read gets a follow-up turn ("reply with a single
 integer ...") in the same conversation, at most ``max_tries`` answers in all; after that the score is
@@ -13,7 +19,7 @@ Outcomes are memoised per request: callers can prefetch a whole run, then ask su
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -21,9 +27,14 @@ import numpy as np
 from ..prompts import get_prompt
 from .base import Conversation, GenerationSettings, as_conversation
 from .client import LLM
-from .parse import parse_points, parse_score
+from .parse import parse_points, parse_score, parse_score_strict
 
-__all__ = ["Judge", "JudgeOutcome", "JudgeRequest", "JudgeStats"]
+__all__ = ["JUDGE_STYLES", "Judge", "JudgeOutcome", "JudgeRequest", "JudgeStats"]
+
+JUDGE_STYLES = ("surge", "released")
+#: The released evaluator's judge settings (protocol.md §4).
+RELEASED_SCORE_TOKENS = 100
+RELEASED_TEMPERATURE = 1.0
 
 
 @dataclass(frozen=True)
@@ -98,16 +109,22 @@ class Judge:
         weighted: bool = False,
         score_tokens: int = 16,
         points_tokens: int = 1024,
+        style: str = "surge",
     ) -> None:
         if max_tries < 1:
             raise ValueError(f"max_tries must be at least 1, got {max_tries}")
+        if style not in JUDGE_STYLES:
+            raise ValueError(f"judge style must be one of {', '.join(JUDGE_STYLES)}, not {style!r}")
+        self.style = style
         if weighted and not llm.supports_probabilities:
             llm.probabilities([], [])  # raises the explanatory LLMConfigurationError
         self.llm = llm
         self.max_tries = max_tries
         self.weighted = weighted
+        released = style == "released"
         self.settings = {
-            "score": GenerationSettings(max_new_tokens=score_tokens),
+            "score": GenerationSettings(max_new_tokens=RELEASED_SCORE_TOKENS, temperature=RELEASED_TEMPERATURE)
+            if released else GenerationSettings(max_new_tokens=score_tokens),
             "points": GenerationSettings(max_new_tokens=points_tokens),
         }
         self.stats = JudgeStats()
@@ -130,6 +147,8 @@ class Judge:
 
     def _parse(self, request: JudgeRequest, answer: str | None) -> int | tuple[str, ...] | None:
         if request.kind == "score":
+            if self.style == "released":
+                return parse_score_strict(answer, request.low, request.high)
             return parse_score(answer, request.low, request.high)
         points = parse_points(answer, request.max_points)
         return tuple(points) if points else None
@@ -153,7 +172,10 @@ class Judge:
                 group = [i for i in active if states[i].request.kind == kind]
                 if not group:
                     continue
-                completions = self.llm.generate([states[i].conversation for i in group], self.settings[kind])
+                settings = self.settings[kind]
+                if self._reasks(kind):  # the same conversation again: a new draw, its own cache entry
+                    settings = replace(settings, sample=attempt)
+                completions = self.llm.generate([states[i].conversation for i in group], settings)
                 for i, completion in zip(group, completions, strict=True):
                     state = states[i]
                     state.answers.append(completion.text)
@@ -172,8 +194,9 @@ class Judge:
                         continue
                     self.stats.invalid_answers += 1
                     if attempt + 1 < self.max_tries:
-                        state.conversation = (*state.conversation, ("assistant", completion.text),
-                                              self._follow_up(state.request))
+                        if not self._reasks(kind):
+                            state.conversation = (*state.conversation, ("assistant", completion.text),
+                                                  self._follow_up(state.request))
                         still.append(i)
                     else:
                         self.stats.missing_invalid += 1
@@ -181,6 +204,10 @@ class Judge:
                                                 error=f"no valid answer in {self.max_tries} tries")
             active = sorted(still)
         return [final[i] for i in range(len(states))]
+
+    def _reasks(self, kind: str) -> bool:
+        """Released style re-asks a score question unchanged instead of following up in the conversation."""
+        return self.style == "released" and kind == "score"
 
     def _add_weighted(self, requests: list[JudgeRequest], outcomes: list[JudgeOutcome]) -> list[JudgeOutcome]:
         result = list(outcomes)

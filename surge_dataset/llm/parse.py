@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["parse_points", "parse_score"]
+__all__ = ["parse_points", "parse_score", "parse_score_strict"]
 
 _NUMBER = r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w]|\.\d)"
 _BARE_RE = re.compile(r"^\W*(?:score|rating|answer|grade)?\W*(\d+)\s*(?:/\s*\d+|out of \d+)?\W*$", re.I)
@@ -32,6 +32,18 @@ def _as_score(text: str, low: int, high: int) -> int | None:
         return None
     score = int(value)
     return score if low <= score <= high else None
+
+
+def parse_score_strict(answer: str | None, low: int, high: int) -> int | None:
+    """The released evaluator's reading: the whole answer is one digit in ``[low, high]``.
+
+    ``re.match(r"^[0-5]$", answer)`` in the released code: ``$`` also matches before one final
+    newline, so ``"4\n"`` is accepted and ``" 4"``, ``"4."`` or ``"Score: 4"`` are not.
+    """
+    if answer is None or not (0 <= low <= high <= 9):
+        return None
+    match = re.match(rf"^[{low}-{high}]$", answer)
+    return int(match.group(0)) if match else None
 
 
 def parse_score(answer: str | None, low: int, high: int) -> int | None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["ModelLoadError", "load_model", "model_fingerprint", "resolve_dtype"]
+__all__ = ["ModelLoadError", "dtype_name", "load_model", "model_fingerprint", "resolve_device", "resolve_dtype"]
 
 T = TypeVar("T")
 
@@ -80,6 +80,31 @@ def load_model(loader: Callable[[], T], model: str, needed_for: Sequence[str], f
         return loader()
     except Exception as exc:  # noqa: BLE001 - see docstring
         raise ModelLoadError(model, needed_for, flag, reason=f"{type(exc).__name__}: {exc}") from None
+
+
+def resolve_device(device: str | None) -> str:
+    """The device a model will run on: the caller's choice, else CUDA, then MPS, then the CPU.
+
+    The same order sentence-transformers uses, decided here once so that a run can record it (and key
+    its journal on it) before any model is loaded.
+    """
+    if device and device != "auto":
+        return device
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def dtype_name(dtype: str | torch.dtype | None, device: str | torch.device) -> str:
+    """``fp32`` / ``fp16`` / ``bf16``: the compute dtype :func:`resolve_dtype` picks, as a short name."""
+    import torch
+
+    resolved = resolve_dtype(dtype, device)
+    return {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}.get(resolved, str(resolved))
 
 
 def resolve_dtype(dtype: str | torch.dtype | None, device: str | torch.device) -> torch.dtype:

@@ -26,10 +26,12 @@ def _check_lengths(predictions: Sequence[Any], references: Sequence[Any]) -> Non
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references: one of each per survey")
 
 
-def batch_citation_recall(predictions: Sequence[Sequence[int | None]], references: Sequence[Sequence[int]]) -> dict[str, Any]:
+def batch_citation_recall(
+    predictions: Sequence[Sequence[int | None]], references: Sequence[Sequence[int]], *, protocol: str = "official"
+) -> dict[str, Any]:
     """predictions: resolved doc ids of each generated survey's references; references: GT ``all_cites``."""
     _check_lengths(predictions, references)
-    values = [citation_recall(p, r) for p, r in zip(predictions, references, strict=True)]
+    values = [citation_recall(p, r, protocol=protocol) for p, r in zip(predictions, references, strict=True)]
     return {"recall": _mean(values), "per_survey": values}
 
 
@@ -119,6 +121,7 @@ def _judge(
     device: str | None = None,
     batch_size: int = 8,
     cache_dir: Any = None,
+    style: str = "surge",
     **_unrelated: Any,
 ) -> Any:
     """A :class:`~surge_dataset.llm.Judge` from a spec string (or an injected judge, returned as is).
@@ -134,7 +137,12 @@ def _judge(
 
     llm = make_llm(judge, base_url=base_url, concurrency=judge_concurrency, timeout=timeout, device=device,
                    batch_size=batch_size, cache_dir=cache_dir)
-    return Judge(llm, max_tries=max_tries, weighted=weighted)
+    return Judge(llm, max_tries=max_tries, weighted=weighted, style=style)
+
+
+def _surge_judge_style(protocol: str) -> str:
+    """SQS/CQS under ``official`` use the released evaluator's judge settings (see ``llm.judge``)."""
+    return "released" if protocol == "official" else "surge"
 
 
 def _judged_summary(name: str, scores: Sequence[Any]) -> dict[str, Any]:
@@ -155,7 +163,7 @@ def batch_sqs(predictions: Sequence[str], references: Sequence[str], *, judge: A
     from .judges import sqs_request, structure_quality
 
     _check_lengths(predictions, references)
-    judge = _judge(judge, **judge_options)
+    judge = _judge(judge, style=_surge_judge_style(protocol), **judge_options)
     outlines = [parse_survey(p, protocol=protocol).heading_markdown() for p in predictions]
     judge.run([r for gt, gen in zip(references, outlines, strict=True) if (r := sqs_request(gt, gen)) is not None])
     return _judged_summary("sqs", [structure_quality(gt, gen, judge) for gt, gen in zip(references, outlines, strict=True)])
@@ -166,7 +174,7 @@ def batch_cqs(predictions: Sequence[str], *, judge: Any, protocol: str = "offici
     from ..survey import parse_survey
     from .judges import CQS_MIN_CHARS, content_quality, cqs_requests
 
-    judge = _judge(judge, **judge_options)
+    judge = _judge(judge, style=_surge_judge_style(protocol), **judge_options)
     sections = [[n.content for n in parse_survey(p, protocol=protocol).content_sections(CQS_MIN_CHARS)] for p in predictions]
     judge.run([r for s in sections for r in cqs_requests(s)])
     return _judged_summary("cqs", [content_quality(s, judge) for s in sections])

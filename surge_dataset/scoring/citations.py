@@ -29,9 +29,16 @@ class NLILogits(Protocol):
 # ------------------------------------------------------------------------------------------ templates
 
 
-def premise(paper: Paper) -> str:
-    """The cited paper as NLI premise (protocol.md §4)."""
-    return f"There is a paper. Title: '{paper.title}'. Abstract: {paper.abstract or ''}"
+def premise(paper: Paper, *, quote_abstract: bool = False) -> str:
+    """The cited paper as NLI premise (protocol.md §4).
+
+    The released evaluator quotes the abstract at document level only
+    (``Abstract: '<A>'``); section and sentence level, and the paper's text, leave it unquoted.
+    """
+    abstract = paper.abstract or ""
+    if quote_abstract:
+        abstract = f"'{abstract}'"
+    return f"There is a paper. Title: '{paper.title}'. Abstract: {abstract}"
 
 
 def doc_hypothesis(paper: Paper, survey_title: str) -> str:
@@ -50,10 +57,13 @@ def nli_pair(level: str, paper: Paper, context: str, protocol: str) -> Pair:
     """The (first, second) text pair fed to the cross-encoder for one scored item.
 
     Document level is (premise, hypothesis) in both protocols; at section and sentence level the
-    released evaluator feeds (hypothesis, premise) -- reproduced under ``official``.
+    released evaluator feeds (hypothesis, premise), and it quotes the abstract at document level only --
+    both reproduced under ``official``.
     """
     hypothesis = {"doc": doc_hypothesis, "sec": section_hypothesis, "sent": sentence_hypothesis}[level](paper, context)
-    if level != "doc" and protocol == "official":
+    if protocol == "official":
+        if level == "doc":
+            return premise(paper, quote_abstract=True), hypothesis
         return hypothesis, premise(paper)
     return premise(paper), hypothesis
 
@@ -82,12 +92,21 @@ def softmax(logits: Sequence[float]) -> list[float]:
 # ------------------------------------------------------------------------------------------ recall
 
 
-def citation_recall(resolved_doc_ids: Iterable[int | None], gt_cites: Sequence[int]) -> float | None:
-    """|GT all_cites ∩ resolved doc ids| / |GT all_cites|; None when the GT cites nothing (undefined)."""
+def citation_recall(
+    resolved_doc_ids: Iterable[int | None], gt_cites: Sequence[int], *, protocol: str = "official"
+) -> float | None:
+    """|GT all_cites ∩ resolved doc ids| / |GT all_cites|; None when the GT cites nothing (undefined).
+
+    ``paper`` counts distinct papers. ``official`` counts the entries of ``all_cites`` as the released
+    evaluator does: a doc id listed twice in ``all_cites`` is two hits (or two misses) out of its length.
+    """
+    resolved = {d for d in resolved_doc_ids if d is not None}
+    if protocol == "official":
+        return sum(1 for d in gt_cites if d in resolved) / len(gt_cites) if gt_cites else None
     gt = set(gt_cites)
     if not gt:
         return None
-    return len(gt & {d for d in resolved_doc_ids if d is not None}) / len(gt)
+    return len(gt & resolved) / len(gt)
 
 
 # ------------------------------------------------------------------------------------------ accuracy

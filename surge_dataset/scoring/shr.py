@@ -20,11 +20,12 @@ class TextEncoder(Protocol):
 
 
 def soft_cardinality(embeddings: np.ndarray) -> float:
-    """S(A) for row-normalised embeddings (cosine similarity = dot product)."""
+    """S(A) for row-normalised embeddings (cosine similarity = dot product); a zero row sum adds 0."""
     if len(embeddings) == 0:
         return 0.0
-    similarity = embeddings @ embeddings.T
-    return float(np.sum(1.0 / similarity.sum(axis=1)))
+    sums = (embeddings @ embeddings.T).sum(axis=1)
+    nonzero = sums != 0
+    return float(np.sum(1.0 / sums[nonzero]))
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -34,9 +35,15 @@ def _normalised(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.where(norms == 0, 1.0, norms)
 
 
-def soft_heading_recall(gt_headings: Sequence[str], generated_headings: Sequence[str], encoder: TextEncoder) -> float | None:
-    """SHR of one survey; 0 without generated headings, None when the GT has no heading (undefined)."""
-    gt = [h[:MAX_HEADING_CHARS] for h in gt_headings]
+def soft_heading_recall(
+    gt_headings: Sequence[str], generated_headings: Sequence[str], encoder: TextEncoder, *, protocol: str = "official"
+) -> float | None:
+    """SHR of one survey; 0 without generated headings, None when S(H_GT) is 0 (undefined).
+
+    Generated headings are cut to 512 characters; ``paper`` cuts the GT headings too, ``official``
+    leaves them whole as the released evaluator does.
+    """
+    gt = list(gt_headings) if protocol == "official" else [h[:MAX_HEADING_CHARS] for h in gt_headings]
     generated = [h[:MAX_HEADING_CHARS] for h in generated_headings]
     if not gt:
         return None
@@ -48,4 +55,6 @@ def soft_heading_recall(gt_headings: Sequence[str], generated_headings: Sequence
     gt_vectors = vectors[[position[h] for h in gt]]
     generated_vectors = vectors[[position[h] for h in generated]]
     s_gt = soft_cardinality(gt_vectors)
+    if s_gt == 0:
+        return None
     return (s_gt + soft_cardinality(generated_vectors) - soft_cardinality(vectors)) / s_gt
