@@ -167,3 +167,17 @@ register(PromptTemplate(
     description="Follow-up after an answer without a readable list of key points.",
     user="That reply did not contain a list. Write the key points again, one per line, each line starting with \"- \".",
 ))
+
+# ALCE citation recall/precision with an LLM as the NLI model (surge_dataset.scoring.alce).
+register(PromptTemplate(
+    name="alce_entailment",
+    description="ALCE: does the premise (cited papers' titles and abstracts) entail the claim? 1 or 0.",
+    system=_JUDGE_SYSTEM,
+    user=(
+        "Premise (the papers cited for a claim, each as its title and abstract):\n<<<\n{premise}\n>>>\n\n"
+        "Claim:\n<<<\n{claim}\n>>>\n\n"
+        "Judge textual entailment using the premise only, not outside knowledge: is the claim fully "
+        "supported by the premise? Reply 1 if the premise entails the claim and 0 if it does not, and "
+        "nothing else."
+    ),
+))

@@ -12,7 +12,7 @@ import string
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["build_tiny_nli_cross_encoder", "build_tiny_roberta", "CANONICAL_NLI_LABELS"]
+__all__ = ["build_tiny_nli_cross_encoder", "build_tiny_ner_model", "build_tiny_roberta", "CANONICAL_NLI_LABELS", "CONLL_NER_LABELS"]
 
 CANONICAL_NLI_LABELS: tuple[str, str, str] = ("contradiction", "entailment", "neutral")
 
@@ -159,6 +159,40 @@ def build_tiny_roberta(
     )
     torch.manual_seed(seed)
     model = RobertaModel(config).eval()
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+#: CoNLL-03 BIO labels, the label set of STORM's NER model and of ``dslim/bert-base-NER``.
+CONLL_NER_LABELS: tuple[str, ...] = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
+
+
+def build_tiny_ner_model(path: str | os.PathLike[str], seed: int = 0, *, hidden_size: int = 32) -> Path:
+    """Save a tiny random BERT token classifier with CoNLL-03 labels plus tokenizer (for NER code paths).
+
+    The ``O`` bias is lowered so that some tokens come out as entities: tests need non-empty output
+    from the aggregation step, not meaningful entities.
+    """
+    import torch
+    from transformers import BertConfig, BertForTokenClassification, BertTokenizerFast
+
+    path = Path(path)
+    _require_empty_or_absent(path)
+    path.mkdir(parents=True, exist_ok=True)
+    _write_wordpiece_vocab(path)
+    tokenizer = BertTokenizerFast.from_pretrained(str(path), do_lower_case=False, model_max_length=128)
+    labels = list(CONLL_NER_LABELS)
+    config = BertConfig(
+        vocab_size=len(tokenizer), hidden_size=hidden_size, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=2 * hidden_size, max_position_embeddings=128, initializer_range=0.2,
+        num_labels=len(labels), id2label=dict(enumerate(labels)), label2id={k: i for i, k in enumerate(labels)},
+    )
+    torch.manual_seed(seed)
+    model = BertForTokenClassification(config).eval()
+    with torch.no_grad():
+        model.classifier.bias.zero_()
+        model.classifier.bias[0] = -2.0
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..filters import SurveyFilter, kept_query_ids
 from ..io import atomic_write_json, atomic_write_text
 from .common import Hit, Searcher, day_to_iso, open_index, read_manifest, to_day
 
@@ -46,9 +47,13 @@ def _check_type(query_type: str) -> None:
         raise ValueError(f"query type must be one of {QUERY_TYPES}, got {query_type!r}")
 
 
-def load_queries(data: Any, split: str, query_type: str = "titles") -> list[RetrievalQuery]:
-    """The queries of one split, in dataset order."""
+def load_queries(data: Any, split: str, query_type: str = "titles",
+                 survey_filter: SurveyFilter | None = None) -> list[RetrievalQuery]:
+    """The queries of one split, in dataset order (only those ``survey_filter`` keeps, when given)."""
     _check_type(query_type)
+    if survey_filter is not None and survey_filter.active:
+        keep = kept_query_ids(data, query_type, survey_filter)
+        return [q for q in load_queries(data, split, query_type) if q.qid in keep]
     if query_type == "titles":
         return [
             RetrievalQuery(str(s.survey_id), s.survey_title, s.survey_id, s.date) for s in data.surveys(split)
@@ -62,13 +67,17 @@ def load_queries(data: Any, split: str, query_type: str = "titles") -> list[Retr
     ]
 
 
-def load_qrels(data: Any, split: str, query_type: str = "titles") -> dict[str, dict[str, int]]:
+def load_qrels(data: Any, split: str, query_type: str = "titles",
+               survey_filter: SurveyFilter | None = None) -> dict[str, dict[str, int]]:
     """Relevant papers per query: a survey's ``all_cites`` or a query's ``cites`` (relevance 1).
 
     Queries without any relevant paper (a survey with an empty ``all_cites``) are left out: recall is
-    undefined for them.
+    undefined for them. ``survey_filter`` keeps only the queries of the surveys it keeps.
     """
     _check_type(query_type)
+    if survey_filter is not None and survey_filter.active:
+        keep = kept_query_ids(data, query_type, survey_filter)
+        return {q: d for q, d in load_qrels(data, split, query_type).items() if q in keep}
     if query_type == "titles":
         pairs = [(str(s.survey_id), s.all_cites) for s in data.surveys(split)]
     else:
@@ -177,12 +186,14 @@ def run_retrieval(
     query_type: str = "titles",
     k: int = 1000,
     date_cutoff: bool = False,
+    survey_filter: SurveyFilter | None = None,
     **index_kwargs: Any,
 ) -> dict[str, Any]:
     """Open ``index``, retrieve for a split's query set, write ``out`` (TREC) and its sidecar; return the sidecar."""
     start = time.perf_counter()
     searcher = open_index(index, **index_kwargs)
-    queries = load_queries(data, split, query_type)
+    survey_filter = survey_filter or SurveyFilter()
+    queries = load_queries(data, split, query_type, survey_filter)
     results = retrieve(searcher, queries, k, date_cutoff=date_cutoff)
     manifest = read_manifest(index)
     metadata = {
@@ -200,6 +211,7 @@ def run_retrieval(
             "papers dated after the query's survey date are dropped (papers without a date are kept)"
             if date_cutoff else None
         ),
+        "filters": survey_filter.as_dict(),  # --min-cites / --exclude-empty (surge_dataset/filters.py)
         "seconds": round(time.perf_counter() - start, 3),
     }
     if date_cutoff:

@@ -1,0 +1,65 @@
+"""``surge import``: other systems' outputs -> the evaluator's layout (logic in ``surge_dataset.importers``).
+
+Registered by ``cli.py`` as ``app.command("import")(import_outputs_command)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from .console import make_console
+
+console = make_console(stderr=True)
+out_console = make_console()
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def import_outputs_command(
+    source: Path = typer.Argument(..., help="Folder (or file) holding the other system's outputs."),
+    fmt: str = typer.Option(..., "--format", help="autosurvey, storm, llmxmr, surveyforge or markdown."),
+    out: Path = typer.Option(..., "--out", help="Folder to write: OUT/<survey_id>/survey.md, ready for `surge evaluate`."),
+    data: str = typer.Option("surge", "--data", help="Built dataset: ground-truth titles and the corpus to resolve against."),
+    threshold: float = typer.Option(
+        90.0, "--threshold", help="Fuzzy title match: rapidfuzz fuzz.ratio (0-100) on processed titles, at least this."),
+    report: Path = typer.Option(None, "--report", help="Report JSON (default: <OUT>.import_report.json beside OUT)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Write into an --out folder that already holds files."),
+) -> None:
+    """Convert other systems' surveys (AutoSurvey, STORM, LLMxMapReduce, SurveyForge, any Markdown) for `surge evaluate`.
+
+    References resolve to corpus papers by exact normalised title, then fuzzily; the report lists every
+    fuzzy match and every reference that did not resolve. Exit status 1 when an input could not be imported.
+    """
+    from .data.dataset import SurgeData
+    from .importers import FORMATS, import_outputs, report_path
+
+    if fmt not in FORMATS:
+        _fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if out.exists() and any(out.iterdir()) and not overwrite:
+        _fail(f"{out} exists and is not empty; pass --overwrite to write into it")
+    try:
+        dataset = SurgeData.open(data)
+        result = import_outputs(fmt, source, dataset, out, threshold=threshold, report=report)
+    except (FileNotFoundError, ValueError) as exc:
+        _fail(str(exc))
+    table = Table(title=f"{source} ({fmt}) -> {out}")
+    for column in ("survey", "references", "exact", "fuzzy", "unresolved", "citations", "unmatched citations"):
+        table.add_column(column, justify="right")
+    for record in result.surveys:
+        table.add_row(str(record["survey_id"]), *(str(record[k]) for k in (
+            "references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations", "unmatched_citation_count")))
+    totals = result.totals
+    table.add_row("[bold]all", *(f"[bold]{totals[k]}" for k in (
+        "references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations", "unmatched_citation_count")))
+    out_console.print(table)
+    for skipped in result.skipped:
+        console.print(f"[yellow]skipped:[/] {skipped['source']}: {skipped['reason']}", highlight=False)
+    console.print(f"report (fuzzy matches, unresolved references): {report or report_path(out)}", highlight=False)
+    if result.skipped or not result.surveys:
+        raise typer.Exit(1)

@@ -1,0 +1,237 @@
+"""ALCE citation recall and precision: hand-computed cases with a scripted NLI, the judge backend, `surge evaluate`."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from surge_dataset import SurgeData
+from surge_dataset.cli import app
+from surge_dataset.data.render import render_surveys
+from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.llm import Judge, make_llm
+from surge_dataset.llm.judge import JudgeOutcome
+from surge_dataset.llm.testing import ScriptedOpenAIServer
+from surge_dataset.records import Paper
+from surge_dataset.scoring.alce import (
+    JudgeEntailment,
+    NLIEntailment,
+    alce_citation_scores,
+    alce_premise,
+    alce_sentences,
+    split_sentences,
+)
+from surge_dataset.survey import parse_survey
+
+SURVEY = """# Graph methods
+
+Graph networks pass messages along edges [1]. Pooling shrinks graphs [2][3]. Attention weighs
+neighbours [4, 5]. This sentence cites nothing. A claim about an invented paper [6].
+
+# References
+
+[1] Paper A
+[2] Paper B
+[3] Paper C
+[4] Paper D
+[5] Paper E
+[6] Made Up Title
+"""
+REFERENCES = {1: 10, 2: 11, 3: 12, 4: 13, 5: 14, 6: None}
+PAPERS = {10 + i: Paper(10 + i, f"Paper {name}", f"abstract {name}") for i, name in enumerate("ABCDE")}
+# hypothesis -> the sets of cited titles that entail it (any superset entails too)
+RULES = {
+    "Graph networks pass messages along edges.": [{"Paper A"}],
+    "Pooling shrinks graphs.": [{"Paper B"}],
+    "Attention weighs neighbours.": [{"Paper D", "Paper E"}],
+}
+
+
+def _entailed(premise: str, hypothesis: str) -> bool:
+    titles = set(re.findall(r"^Title: (.*)$", premise, re.M))
+    return any(rule <= titles for rule in RULES.get(hypothesis, []))
+
+
+class ScriptedNLI:
+    """Entailment exactly where RULES say so; records every batch it is asked."""
+
+    label_order = ("contradiction", "entailment", "neutral")
+
+    def __init__(self):
+        self.batches: list[list[tuple[str, str]]] = []
+
+    def logits(self, pairs):
+        self.batches.append(list(pairs))
+        return np.array([[0.0, 5.0, 1.0] if _entailed(p, h) else [0.0, 1.0, 5.0] for p, h in pairs])
+
+
+class ScriptedJudge:
+    """A judge whose answer is 1/0 by RULES; hypotheses listed in ``unanswered`` get no answer."""
+
+    def __init__(self, unanswered=()):
+        self.unanswered = set(unanswered)
+        self.asked = 0
+
+    def run(self, requests):
+        outcomes = []
+        for request in requests:
+            self.asked += 1
+            text = request.conversation[-1][1]
+            premise = text.split("<<<\n", 1)[1].split("\n>>>", 1)[0]
+            claim = text.split("Claim:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
+            if claim in self.unanswered:
+                outcomes.append(JudgeOutcome(error="no valid answer in 3 tries"))
+            else:
+                outcomes.append(JudgeOutcome(value=int(_entailed(premise, claim))))
+        return outcomes
+
+
+@pytest.mark.parametrize("protocol", ["official", "paper"])
+def test_hand_computed_survey(protocol):
+    sentences = alce_sentences(parse_survey(SURVEY, protocol=protocol))
+    # the reference list is not text, whichever protocol read it
+    assert [s.numbers for s in sentences] == [(1,), (2, 3), (4, 5), (), (6,)]
+    assert sentences[2].hypothesis == "Attention weighs neighbours."
+    nli = ScriptedNLI()
+    result = alce_citation_scores(sentences, REFERENCES, PAPERS, NLIEntailment(nli), with_details=True)
+    # supported: sentence 1 (A), 2 (B), 3 (D+E jointly); not 4 (no citation) nor 5 (unresolved) -> 3/5
+    assert result.recall == pytest.approx(3 / 5)
+    # citations: A ok; B ok, C over-cites (B alone entails); D and E both needed; [6] wrong -> 4/6
+    assert result.precision == pytest.approx(4 / 6)
+    assert (result.sentences, result.supported, result.citations, result.correct) == (5, 3, 6, 4)
+    assert (result.multi_cited, result.overcited, result.unusable, result.undecided) == (2, 1, 1, 0)
+    # one batch per stage: 3 joint premises, then 4 single citations; with two citations each
+    # leave-one-out premise is the other citation alone, already asked, so no third batch
+    assert [len(b) for b in nli.batches] == [3, 4]
+    second = result.details[1]
+    assert second["supported"] is True and second["citations_correct"] == [True, False]
+    assert result.details[4]["doc_ids"] == [None] and "unresolved" in result.details[4]["why"]
+
+
+def test_single_citation_cases():
+    parsed = parse_survey("# S\n\nGraph networks pass messages along edges [1]. Pooling shrinks graphs [1].\n")
+    result = alce_citation_scores(alce_sentences(parsed), {1: 10}, PAPERS, NLIEntailment(ScriptedNLI()))
+    assert (result.recall, result.precision) == (0.5, 0.5)  # A supports the first sentence only
+
+
+def test_joint_premise_format_and_citation_cap():
+    text = "# S\n\nPooling shrinks graphs [1][2][3][4].\n"
+    nli = ScriptedNLI()
+    result = alce_citation_scores(alce_sentences(parse_survey(text)), {1: 10, 2: 11, 3: 12, 4: 13}, PAPERS,
+                                  NLIEntailment(nli))
+    premise = nli.batches[0][0][0]
+    assert premise == "Title: Paper A\nabstract A\nTitle: Paper B\nabstract B\nTitle: Paper C\nabstract C"
+    assert premise == alce_premise([PAPERS[10], PAPERS[11], PAPERS[12]])
+    assert nli.batches[0][0][1] == "Pooling shrinks graphs."
+    # only the first three citations count: B correct, A and C over-cite -> 1/3
+    assert [len(b) for b in nli.batches] == [1, 3, 2]  # joint; A, B, C alone; B+C and A+B without A, C
+    assert result.citations == 3 and result.correct == 1 and result.overcited == 2 and result.recall == 1.0
+
+
+def test_no_citation_at_all_scores_precision_zero_and_empty_text_undefined():
+    uncited = alce_citation_scores(alce_sentences(parse_survey("# S\n\nJust prose here.\n")), {}, {},
+                                   NLIEntailment(ScriptedNLI()))
+    assert (uncited.recall, uncited.precision) == (0.0, 0.0)
+    empty = alce_citation_scores(alce_sentences(parse_survey("# S\n")), {}, {}, NLIEntailment(ScriptedNLI()))
+    assert (empty.recall, empty.precision) == (None, None)
+
+
+def test_sentence_split_keeps_citations_and_abbreviations():
+    assert split_sentences("Smith et al. showed it [1]. Fig. 2\nagrees. Then a list:\n- item one [2]\n| --- |") == [
+        "Smith et al. showed it [1].", "Fig. 2 agrees.", "Then a list:", "- item one [2]"]
+    assert split_sentences("Written after the stop. [3] Next one.") == ["Written after the stop. [3]", "Next one."]
+
+
+def test_judge_backend_matches_nli_and_leaves_missing_answers_out():
+    sentences = alce_sentences(parse_survey(SURVEY))
+    by_nli = alce_citation_scores(sentences, REFERENCES, PAPERS, NLIEntailment(ScriptedNLI()))
+    by_judge = alce_citation_scores(sentences, REFERENCES, PAPERS, JudgeEntailment(ScriptedJudge()))
+    assert (by_judge.recall, by_judge.precision) == (by_nli.recall, by_nli.precision)
+    # no decision for the pooling sentence: it and its two citations leave the means
+    judge = ScriptedJudge(unanswered={"Pooling shrinks graphs."})
+    partial = alce_citation_scores(sentences, REFERENCES, PAPERS, JudgeEntailment(judge))
+    assert partial.undecided == 1 and partial.sentences == 4
+    assert partial.recall == pytest.approx(2 / 4) and partial.precision == pytest.approx(3 / 4)
+
+
+def test_judge_backend_through_a_real_judge_and_server(tmp_path):
+    asked = []
+
+    def respond(messages):
+        text = messages[-1]["content"]
+        asked.append(text)
+        premise = text.split("<<<\n", 1)[1].split("\n>>>", 1)[0]
+        claim = text.split("Claim:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
+        return "1" if _entailed(premise, claim) else "0"
+
+    with ScriptedOpenAIServer(responder=respond) as server:
+        llm = make_llm("openai:judge", base_url=server.base_url, cache_dir=tmp_path, concurrency=2, timeout=30.0)
+        result = alce_citation_scores(alce_sentences(parse_survey(SURVEY)), REFERENCES, PAPERS,
+                                      JudgeEntailment(Judge(llm)))
+    assert result.recall == pytest.approx(3 / 5) and result.precision == pytest.approx(4 / 6)
+    assert len(asked) == 7 and "Reply 1 if the premise entails the claim" in asked[0]
+
+
+@pytest.fixture(scope="module")
+def rendered(sample_dataset, tmp_path_factory) -> Path:
+    data = SurgeData.open(sample_dataset)
+    out = tmp_path_factory.mktemp("alce-rendered")
+    render_surveys(data.surveys("test"), data.corpus, out)
+    return out
+
+
+class EntailAll:
+    label_order = ("contradiction", "entailment", "neutral")
+
+    def __init__(self):
+        self.calls = 0
+
+    def logits(self, pairs):
+        self.calls += 1
+        return np.tile([0.0, 2.0, 1.0], (len(pairs), 1))
+
+
+def test_evaluate_run_alce_batches_the_whole_run(sample_dataset, rendered, tmp_path):
+    nli = EntailAll()
+    results = evaluate_run(SurgeData.open(sample_dataset), rendered, tmp_path / "r.json",
+                           EvaluationConfig(metrics=["alce"], protocol="paper"), nli=nli,
+                           details_path=tmp_path / "d.jsonl")
+    assert nli.calls == 2  # joint premises of all surveys, then single citations (all entail: no 3rd stage)
+    for record in results["surveys"].values():
+        counts = record["counts"]
+        # everything entails: every cited sentence is supported, multi-citation sentences over-cite
+        assert record["alce_citation_recall"] == pytest.approx(counts["alce_supported"] / counts["alce_sentences"])
+        assert record["alce_citation_precision"] == 1.0
+        assert counts["alce_citations"] > 0 and counts["alce_unusable"] == 0
+    lines = [json.loads(line) for line in (tmp_path / "d.jsonl").read_text().splitlines()]
+    assert lines and all(line["kind"] == "alce_sentence" and "survey_id" in line for line in lines)
+    assert set(results["average"]) == {"alce_citation_recall", "alce_citation_precision"}
+
+
+def test_cli_alce_with_tiny_nli_and_judge_flag_checks(sample_dataset, rendered, tiny_nli_path, tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "r.json"
+    done = runner.invoke(app, ["evaluate", "--data", str(sample_dataset), "--passages", str(rendered),
+                               "--metrics", "alce", "--nli-model", str(tiny_nli_path), "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    results = json.loads(out.read_text())
+    assert results["config"]["alce_backend"] == "nli"
+    assert all(0.0 <= r["alce_citation_recall"] <= 1.0 for r in results["surveys"].values())
+    refused = runner.invoke(app, ["evaluate", "--data", str(sample_dataset), "--passages", str(rendered),
+                                  "--metrics", "alce", "--alce-backend", "judge", "--out", str(out)])
+    assert refused.exit_code == 2 and "--judge" in refused.output
+
+
+def test_evaluate_run_alce_with_the_judge_backend(sample_dataset, rendered, tmp_path):
+    judge = ScriptedJudge()
+    config = EvaluationConfig(metrics=["alce"], protocol="paper", judge="openai:scripted", alce_backend="judge")
+    results = evaluate_run(SurgeData.open(sample_dataset), rendered, tmp_path / "r.json", config, judge=judge)
+    assert judge.asked > 0 and results["config"]["alce_backend"] == "judge"
+    for record in results["surveys"].values():  # RULES know none of these sentences: nothing is supported
+        assert record["alce_citation_recall"] == 0.0 and record["alce_citation_precision"] == 0.0
+    assert config.key("x") != EvaluationConfig(metrics=["alce"], protocol="paper", judge="openai:scripted").key("x")
