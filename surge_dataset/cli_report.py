@@ -12,11 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-console = Console(stderr=True, soft_wrap=True)
-out_console = Console()
+from .console import make_console
+
+console = make_console(stderr=True)
+out_console = make_console()
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -70,5 +71,22 @@ def report(
                 cells.append("–" if s["mean"] is None else
                              f"{fmt(metric, s['mean'])}\n[dim][{fmt(metric, s['ci_low'])}, {fmt(metric, s['ci_high'])}][/]")
             table.add_row(name, *cells)
+        if with_paper:
+            _add_published_rows(table, chosen)
         out_console.print(table)
     out_console.print(f"{out}: {', '.join(report_data['files'])}", highlight=False)
+
+
+def _add_published_rows(table: Table, metrics: list[str]) -> None:
+    """The paper's Table 4 rows under the evaluated ones, as in table.md: for scale, marked †, not ranked."""
+    from .report import PAPER_TABLE4, PUBLISHED_MARK
+    from .report import _fmt as fmt
+
+    if not any(metric in values for values in PAPER_TABLE4.values() for metric in metrics):
+        return
+    table.add_section()
+    table.add_row("[italic]Published (paper, Table 4)", *("" for _ in metrics))
+    for name, values in PAPER_TABLE4.items():
+        table.add_row(f"{name} {PUBLISHED_MARK}", *(fmt(metric, values.get(metric)) for metric in metrics))
+    table.caption = (f"{PUBLISHED_MARK} published numbers (the paper's systems on its 41 test surveys), copied "
+                     "for scale, not comparable with the rows above")

@@ -13,17 +13,20 @@ Heavy imports (bm25s, torch, faiss, ranx) happen inside the commands.
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
+
+from .console import make_console
 
 index_app = typer.Typer(help="Build retrieval indexes over the corpus (BM25, dense + FAISS).", no_args_is_help=True)
 
-console = Console(stderr=True, soft_wrap=True)
-out_console = Console()
+console = make_console(stderr=True)
+out_console = make_console()
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -87,6 +90,8 @@ def index_dense(
 
     Several GPUs: `accelerate launch --multi_gpu --num_processes 8 -m surge_dataset.cli index dense ...`.
     """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     from .retrieval.dense import FAISS_KINDS, encode_corpus
 
     if faiss_index not in FAISS_KINDS:
@@ -94,14 +99,26 @@ def index_dense(
     if not model.exists():
         _fail(f"--model {model}: no such folder")
     dataset = _open_data(data)
-    try:
-        report = encode_corpus(
-            model, dataset, out, batch_size=batch_size, shard_size=shard_size, max_length=max_length,
-            fp16=fp16, faiss_index=faiss_index, nlist=nlist, nprobe=nprobe, hnsw_m=hnsw_m,
-            ef_search=ef_search, overwrite=overwrite, progress=_say,
-        )
-    except (FileExistsError, FileNotFoundError, ValueError) as exc:
-        _fail(str(exc))
+    main_process = int(os.environ.get("RANK", "0")) == 0  # under accelerate launch, one bar (process 0's share)
+    with Progress(TextColumn("[bold]encoding"), BarColumn(), MofNCompleteColumn(), TextColumn("papers"),
+                  TextColumn("{task.fields[speed]}"), TimeRemainingColumn(), console=console, transient=True,
+                  disable=not main_process) as progress:
+        task = progress.add_task("encode", total=None, speed="")
+        started = time.perf_counter()
+
+        def on_papers(done: int, total: int | None) -> None:
+            elapsed = time.perf_counter() - started
+            progress.update(task, completed=done, total=total, speed=f"{done / elapsed:,.0f}/s" if elapsed > 0 else "")
+
+        try:
+            report = encode_corpus(
+                model, dataset, out, batch_size=batch_size, shard_size=shard_size, max_length=max_length,
+                fp16=fp16, faiss_index=faiss_index, nlist=nlist, nprobe=nprobe, hnsw_m=hnsw_m,
+                ef_search=ef_search, overwrite=overwrite, progress=lambda m: progress.console.print(
+                    f"[dim]{m}[/]", highlight=False), on_papers=on_papers,
+            )
+        except (FileExistsError, FileNotFoundError, ValueError) as exc:
+            _fail(str(exc))
     manifest = report.manifest
     line = (
         f"{out}: dense index ({manifest['faiss']}) of {manifest['n_docs']:,} papers, dim {manifest['dim']}; "
@@ -123,8 +140,12 @@ def retrieve(
     date_cutoff: bool = typer.Option(False, "--date-cutoff", help="Drop papers dated after the query's survey."),
     model: Path | None = typer.Option(None, "--model", help="Dense only: query encoder (default: the index's model)."),
     batch_size: int = typer.Option(64, "--batch-size", help="Dense only: queries per forward pass."),
+    min_cites: int = typer.Option(0, "--min-cites", help="Only queries of surveys whose GT cites at least N papers."),
+    exclude_empty: bool = typer.Option(
+        False, "--exclude-empty", help="Skip surveys that cite nothing or have no section with 100 characters."),
 ) -> None:
     """Retrieve the top-k papers for each query of a split and write a TREC run."""
+    from .filters import SurveyFilter
     from .retrieval.common import read_manifest
     from .retrieval.runs import QUERY_TYPES, run_retrieval
 
@@ -140,7 +161,8 @@ def retrieve(
         kwargs = {"model": None if model is None else str(model), "batch_size": batch_size}
     try:
         meta = run_retrieval(
-            index, dataset, out, split=queries, query_type=query_type, k=k, date_cutoff=date_cutoff, **kwargs
+            index, dataset, out, split=queries, query_type=query_type, k=k, date_cutoff=date_cutoff,
+            survey_filter=SurveyFilter(min_cites, exclude_empty), **kwargs
         )
     except (KeyError, ValueError, FileNotFoundError) as exc:
         _fail(str(exc))
@@ -156,8 +178,16 @@ def retrieval_eval(
     data: str = typer.Option("surge", "--data", help="A built dataset folder (for split qrels)."),
     query_type: str | None = typer.Option(None, "--query-type", help="titles or questions (default: from the run's metadata, else titles)."),
     out: Path | None = typer.Option(None, "--out", help="Write metrics (means + per query) as JSON here."),
+    engine: str = typer.Option("numpy", "--engine", help="numpy (instant) or ranx (same numbers; numba compiles "
+                                                         "~35 s on first use)."),
+    min_cites: int | None = typer.Option(
+        None, "--min-cites", help="Only queries of surveys whose GT cites at least N papers (default: the run's filter)."),
+    exclude_empty: bool | None = typer.Option(
+        None, "--exclude-empty/--keep-empty",
+        help="Skip surveys that cite nothing or have no section with 100 characters (default: the run's filter)."),
 ) -> None:
-    """Recall@20/30/100/200/500/1000 (Table 3), nDCG@10 and MRR of a run, with ranx."""
+    """Recall@20/30/100/200/500/1000 (Table 3), nDCG@10 and MRR of a run (ranx's definitions)."""
+    from .filters import SurveyFilter, filter_qrels
     from .io import atomic_write_json
     from .retrieval.evaluation import METRICS, TABLE3, evaluate_run
     from .retrieval.runs import QUERY_TYPES, load_qrels, read_run_metadata, read_trec_qrels, read_trec_run
@@ -177,8 +207,14 @@ def retrieval_eval(
         except KeyError as exc:
             _fail(str(exc))
         source = f"split {qrels} ({kind})"
+    run_filter = SurveyFilter.from_dict(meta.get("filters"))
+    survey_filter = SurveyFilter(run_filter.min_cites if min_cites is None else min_cites,
+                                 run_filter.exclude_empty if exclude_empty is None else exclude_empty)
+    if survey_filter.active:
+        judgements = filter_qrels(judgements, _open_data(data), kind, survey_filter)
+        source += f" filtered {survey_filter.as_dict()}"
     try:
-        result = evaluate_run(read_trec_run(run), judgements)
+        result = evaluate_run(read_trec_run(run), judgements, engine=engine)
     except ValueError as exc:
         _fail(str(exc))
     table = Table(title=f"{run} vs {source}: {len(result['per_query'])} queries")
@@ -191,7 +227,8 @@ def retrieval_eval(
             table.add_row(name, *(f"{row[m]:.4f}" if m in row else "" for m in METRICS), style="dim")
     out_console.print(table)
     if out is not None:
-        atomic_write_json(out, {**result, "run": str(run), "qrels": source, "query_type": kind})
+        atomic_write_json(out, {**result, "run": str(run), "qrels": source, "query_type": kind,
+                                "filters": survey_filter.as_dict()})
         out_console.print(f"metrics written to {out}")
 
 

@@ -6,10 +6,42 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where the OS allows (``/proc``), else set-and-restore."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    with _UMASK_LOCK:  # os.umask can only be read by setting it: keep the window as short as possible
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+def _give_default_mode(path: Path, target: Path, *, directory: bool = False) -> None:
+    """Give a temporary file/folder the mode a plain ``open()``/``mkdir()`` would have given ``target``.
+
+    ``mkstemp``/``mkdtemp`` create 0600/0700 entries (private while half-written); renamed as is, results
+    would be unreadable by the group/others the user's umask allows. An existing target keeps its mode.
+    """
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        mode = (0o777 if directory else 0o666) & ~current_umask()
+    os.chmod(path, mode)
 
 
 @contextlib.contextmanager
@@ -22,6 +54,8 @@ def atomic_path(target: str | os.PathLike[str], *, suffix: str = "") -> Iterator
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        if tmp_path.exists():
+            _give_default_mode(tmp_path, target)
         os.replace(tmp_path, target)
     finally:
         if tmp_path.exists():
@@ -56,6 +90,7 @@ def atomic_directory(target: str | os.PathLike[str], *, overwrite: bool = False)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
         yield tmp
+        _give_default_mode(tmp, target, directory=True)
         if target.exists():
             backup = target.with_name(f".{target.name}.old")
             if backup.exists():

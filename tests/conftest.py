@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# evaluate's modules cache (where `surge metrics install` puts "surge/<name>") is a throw-away folder, set
+# before evaluate is imported (it reads the variable once), so tests never touch ~/.cache/huggingface/modules.
+if "HF_MODULES_CACHE" not in os.environ:
+    _MODULES_CACHE = tempfile.mkdtemp(prefix="surge-test-modules-")
+    os.environ["HF_MODULES_CACHE"] = _MODULES_CACHE
+    atexit.register(shutil.rmtree, _MODULES_CACHE, ignore_errors=True)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = REPO_ROOT / "examples" / "sample"
@@ -51,6 +60,22 @@ def sample_dataset(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("sample") / "surge"
     build_dataset(SAMPLE_DIR, out)
     return out
+
+
+@pytest.fixture(scope="session")
+def installed_metrics() -> dict[str, Path]:
+    """``surge metrics install`` into this session's modules cache: ``evaluate.load("surge/<name>")`` works."""
+    from surge_dataset.hub import install_metrics
+
+    return install_metrics()
+
+
+@pytest.fixture
+def in_demo_folder(tmp_path: Path, sample_dataset: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder like the repository root after ``make demo``: ``./surge`` is the built sample."""
+    (tmp_path / "surge").symlink_to(sample_dataset, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
 
 
 @pytest.fixture(scope="session")

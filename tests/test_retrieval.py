@@ -191,6 +191,19 @@ def test_run_file_round_trips_through_ranx(tmp_path: Path) -> None:
                            make_comparable=True)
     assert result["ndcg@10"] == pytest.approx(direct)
 
+    # The default numpy engine (no numba compile) gives ranx's numbers on a random run with graded qrels.
+    from .test_cli_output import random_run
+
+    run, graded = random_run()
+    ours, theirs = evaluate_run(run, graded), evaluate_run(run, graded, engine="ranx")
+    assert list(ours["per_query"]) == list(theirs["per_query"])
+    for qid, values in ours["per_query"].items():
+        for metric in METRICS:
+            assert values[metric] == pytest.approx(theirs["per_query"][qid][metric], abs=1e-12), (qid, metric)
+    assert ours["per_query"]["missing-from-run"] == {m: 0.0 for m in METRICS}
+    with pytest.raises(ValueError, match="engine"):
+        evaluate_run(run, graded, engine="trec_eval")
+
 
 def test_qrels_and_queries_of_both_types(data: SurgeData) -> None:
     titles = load_qrels(data, "test", "titles")
@@ -267,9 +280,9 @@ def test_dense_encoding_resumes_after_a_crash(data: SurgeData, tiny_model: Path,
     encoded_texts: list[int] = []
     original = DenseEncoder.encode_documents
 
-    def counting(self: DenseEncoder, texts: list[str], batch_size: int = 64) -> np.ndarray:
+    def counting(self: DenseEncoder, texts: list[str], batch_size: int = 64, **kwargs: object) -> np.ndarray:
         encoded_texts.append(len(texts))
-        return original(self, texts, batch_size=batch_size)
+        return original(self, texts, batch_size=batch_size, **kwargs)  # kwargs: the progress callback
 
     monkeypatch.setattr(DenseEncoder, "encode_documents", counting)
     report = encode_corpus(tiny_model, data, out, shard_size=100, batch_size=16)

@@ -111,6 +111,41 @@ class TrainConfig:
     mixed_precision: str = "auto"  # auto | no | fp16 | bf16
     seed: int = 42
     resume: str | None = None  # "latest" or a checkpoint folder
+    progress: bool = True  # a progress bar with the loss on stderr (main process; every 30 s off a terminal)
+
+
+#: ``--help`` text of every flag (the default is appended); a test checks that none is missing.
+FLAG_HELP: dict[str, str] = {
+    "model": "encoder to start from: a Hub id or a local folder (the paper: roberta-base)",
+    "data": "a folder built by `surge data build` (only its train split is read)",
+    "output_dir": "where log.jsonl, checkpoints/ and model/ are written",
+    "epochs": "passes over the training pairs",
+    "max_steps": "stop after this many optimizer steps and size the schedule on them (-1: run the epochs)",
+    "batch_size": "queries per process per micro-batch, each with 1 cited paper + NEGATIVES random papers",
+    "gradient_accumulation_steps": "micro-batches per optimizer step",
+    "negatives": "random corpus papers per query, re-drawn every epoch (softmax over 1 + NEGATIVES)",
+    "in_batch_negatives": "also score the batch's other papers, masking those relevant to the query",
+    "lr": "AdamW learning rate",
+    "weight_decay": "AdamW weight decay",
+    "warmup_ratio": "fraction of the steps with a linear warm-up (then linear decay)",
+    "max_grad_norm": "gradient clipping norm (0: no clipping)",
+    "max_query_length": "tokens kept per query",
+    "max_doc_length": "tokens kept per paper (title + abstract)",
+    "train_on": "query kinds to train on: titles and/or questions (comma-separated)",
+    "holdout_fraction": "fraction of the train surveys held out for Recall@k after every epoch",
+    "eval_ks": "cut-offs k of the held-out Recall@k (comma-separated)",
+    "eval_corpus_size": "papers ranked at evaluation: held-out positives + random ones (0: the whole corpus)",
+    "eval_batch_size": "papers encoded per batch at evaluation",
+    "eval_before_training": "evaluate once before the first step",
+    "save_steps": "checkpoint every N optimizer steps (0: at the end of every epoch only)",
+    "save_total_limit": "checkpoints kept (the oldest are deleted)",
+    "logging_steps": "log the mean loss every N optimizer steps (log.jsonl, stdout, TensorBoard)",
+    "mixed_precision": "auto (fp16 on a GPU unless `accelerate launch --mixed_precision` says otherwise; fp32 "
+                       "on CPU), no, fp16 or bf16",
+    "seed": "seed of the split, the batches and the negatives",
+    "resume": "continue from a checkpoint: a folder, or 'latest' (a bare --resume means latest)",
+    "progress": "show a progress bar with the loss on stderr (main process only)",
+}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -124,22 +159,46 @@ def _parse_list(value: Any, kind: type) -> list[Any]:
     return [kind(v) for v in value]
 
 
-def load_config(argv: list[str] | None = None) -> TrainConfig:
-    """Parse ``--config`` and the flags; unknown YAML keys are an error (a typo must not pass silently)."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], argument_default=argparse.SUPPRESS)
-    parser.add_argument("--config", help="YAML file; its keys are the flags below")
+def _description() -> str:
+    """``--help``'s description: the docstring up to the design notes (how to run, the recipe)."""
+    text = (__doc__ or "").split("Why a hand-written", 1)[0]
+    return text.replace("``", "`").replace("::\n", ":\n").strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """``--config`` plus one flag per :class:`TrainConfig` field, each with its description and default."""
+    parser = argparse.ArgumentParser(
+        prog="train_retriever.py", description=_description(), formatter_class=argparse.RawDescriptionHelpFormatter,
+        argument_default=argparse.SUPPRESS,
+        epilog="Defaults are the dataclass's; training/configs/paper.yaml holds the paper's recipe. "
+               "The script's docstring explains why it is a plain accelerate loop.",
+    )
+    parser.add_argument("--config", metavar="YAML", help="YAML file whose keys are the flags below (flags win; "
+                                                         "default: none, the defaults below)")
+    defaults = TrainConfig()
     for f in dataclasses.fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
+        default = getattr(defaults, f.name)
+        shown = ",".join(map(str, default)) if isinstance(default, list) else default
+        text = f"{FLAG_HELP[f.name]} (default: {shown})"
         if f.type in ("bool", bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction)
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, help=text)
         elif f.type in ("int", int):
-            parser.add_argument(flag, type=int)
+            parser.add_argument(flag, type=int, metavar="N", help=text)
         elif f.type in ("float", float):
-            parser.add_argument(flag, type=float)
+            parser.add_argument(flag, type=float, metavar="X", help=text)
         elif f.name == "resume":  # a bare --resume means the latest checkpoint
-            parser.add_argument(flag, nargs="?", const="latest", type=str)
+            parser.add_argument(flag, nargs="?", const="latest", type=str, metavar="PATH", help=text)
         else:
-            parser.add_argument(flag, type=str)
+            metavar = {"data": "DIR", "output_dir": "DIR", "train_on": "KINDS", "eval_ks": "KS",
+                       "mixed_precision": "MODE"}.get(f.name, f.name.upper())
+            parser.add_argument(flag, type=str, metavar=metavar, help=text)
+    return parser
+
+
+def load_config(argv: list[str] | None = None) -> TrainConfig:
+    """Parse ``--config`` and the flags; unknown YAML keys are an error (a typo must not pass silently)."""
+    parser = build_parser()
     args = vars(parser.parse_args(argv))
     values: dict[str, Any] = {}
     if "config" in args:
@@ -342,6 +401,7 @@ class Logger:
         self.enabled = enabled
         self.path = output_dir / "log.jsonl"
         self.tb = None
+        self.bar: Any = None  # the progress bar, when one is drawn: log lines are printed above it
         if enabled:
             output_dir.mkdir(parents=True, exist_ok=True)
             try:
@@ -357,7 +417,10 @@ class Logger:
         record = {"event": event, "time": round(time.time(), 3), **values}
         with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record) + "\n")
-        print(json.dumps(record), flush=True)
+        if self.bar is not None:
+            self.bar.write(json.dumps(record), file=sys.stdout)
+        else:
+            print(json.dumps(record), flush=True)
         if self.tb is not None and "step" in values:
             for key, value in values.items():
                 if isinstance(value, (int, float)) and key != "step":
@@ -366,6 +429,21 @@ class Logger:
     def close(self) -> None:
         if self.tb is not None:
             self.tb.close()
+
+
+def progress_bar(total: int, initial: int, *, enabled: bool) -> Any:
+    """A tqdm bar over optimizer steps on stderr (loss, lr, epoch as postfix), or None when disabled.
+
+    Off a terminal (Slurm or CI logs) it redraws every 30 s instead of ten times a second, so a log
+    shows the progress without drowning in it.
+    """
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    interactive = sys.stderr.isatty()
+    return tqdm(total=total, initial=initial, desc="training", unit="step", file=sys.stderr, dynamic_ncols=interactive,
+                mininterval=0.5 if interactive else 30.0)
 
 
 def checkpoints(output_dir: Path) -> list[Path]:
@@ -530,6 +608,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
     n_candidates = 1 + config.negatives
     model.train()
     done = state["global_step"] >= total_updates
+    bar = progress_bar(total_updates, state["global_step"], enabled=config.progress and accelerator.is_main_process)
+    logger.bar = bar
     running: list[float] = []
     last_saved = -1
     start_time = time.time()
@@ -569,6 +649,10 @@ def train(config: TrainConfig) -> dict[str, Any]:
             optimizer.zero_grad(set_to_none=True)
             state["global_step"] += 1
             step = state["global_step"]
+            if bar is not None:
+                bar.set_postfix(loss=f"{running[-1]:.4f}", lr=f"{scheduler.get_last_lr()[0]:.2e}", epoch=epoch,
+                                refresh=False)
+                bar.update(1)
             if step % config.logging_steps == 0 or step == 1:
                 mean = accelerator.reduce(torch.tensor(np.mean(running), device=accelerator.device), "mean")
                 logger.log("train", step=step, epoch=epoch, loss=float(mean), lr=scheduler.get_last_lr()[0],
@@ -591,6 +675,9 @@ def train(config: TrainConfig) -> dict[str, Any]:
             path = save_checkpoint(accelerator, output_dir, state, config.save_total_limit)
             logger.log("checkpoint", step=state["global_step"], path=str(path))
 
+    if bar is not None:
+        bar.close()
+        logger.bar = None
     save_model(accelerator, model, tokenizer, config, output_dir / "model",
                {"global_step": state["global_step"], "base_model": config.model})
     logger.log("end", step=state["global_step"], model=str(output_dir / "model"),

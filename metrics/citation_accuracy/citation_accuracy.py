@@ -30,7 +30,7 @@ Examples:
 >>> results = accuracy.compute(
 ...     predictions=[survey],
 ...     references=[{"survey_title": "A Survey of Graph Neural Networks", "all_cites": [36]}],
-...     data="examples/sample/surge",
+...     data="surge",  # built by `make demo`
 ... )
 >>> print(results["doc_acc"], results["sec_acc"], results["sent_acc"])
 0.0 0.0 0.0

@@ -22,9 +22,11 @@ Returns:
     shr (float or None): mean over surveys (0 for a survey without headings); per_survey: each value.
 Examples:
 >>> import evaluate
+>>> from surge_dataset.hub import bundled_model_path
 >>> shr = evaluate.load("surge/shr")
+>>> minilm = str(bundled_model_path("minilm"))  # bundled, offline; the paper: BAAI/bge-large-en-v1.5
 >>> headings = ["Introduction", "Message Passing", "Graph Pooling"]
->>> results = shr.compute(predictions=[headings, []], references=[headings, headings])
+>>> results = shr.compute(predictions=[headings, []], references=[headings, headings], embedding_model=minilm)
 >>> print([round(value, 4) for value in results["per_survey"]])
 [1.0, 0.0]
 """

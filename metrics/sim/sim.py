@@ -29,9 +29,11 @@ Returns:
     sim (float or None): mean over surveys (0 for an empty generated survey); per_survey: each value.
 Examples:
 >>> import evaluate
+>>> from surge_dataset.hub import bundled_model_path
 >>> sim = evaluate.load("surge/sim")
+>>> minilm = str(bundled_model_path("minilm"))  # bundled, offline; the paper: BAAI/bge-large-en-v1.5
 >>> survey = "# Graph networks\n\nGraph neural networks pass messages along the edges of a graph."
->>> results = sim.compute(predictions=[survey, ""], references=[survey, survey])
+>>> results = sim.compute(predictions=[survey, ""], references=[survey, survey], embedding_model=minilm)
 >>> print([round(value, 4) for value in results["per_survey"]])
 [1.0, 0.0]
 """

@@ -29,9 +29,11 @@ Returns:
     structure_overlap (float or None): mean over surveys; per_survey: each value.
 Examples:
 >>> import evaluate
+>>> from surge_dataset.hub import bundled_model_path
 >>> overlap = evaluate.load("surge/structure_overlap")
+>>> minilm = str(bundled_model_path("minilm"))  # bundled, offline; the paper: BAAI/bge-large-en-v1.5
 >>> sections = ["Introduction", "Message Passing", "Graph Pooling", "Acknowledgements"]
->>> results = overlap.compute(predictions=[sections, []], references=[sections, sections])
+>>> results = overlap.compute(predictions=[sections, []], references=[sections, sections], embedding_model=minilm)
 >>> print([round(value, 4) for value in results["per_survey"]])
 [1.0, 0.0]
 """

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -60,12 +60,25 @@ class LLM:
         return make_key(self.namespace, kind, json.dumps(conversation, ensure_ascii=False),
                         json.dumps(extra, sort_keys=True))
 
+    @property
+    def context_length(self) -> int | None:
+        """Tokens the model reads at most (prompt + answer), when the backend can tell (local models)."""
+        reader = getattr(self.backend, "context_length", None)
+        return reader() if callable(reader) else None
+
     def generate(
         self,
         conversations: Sequence[Conversation | Sequence[dict[str, str]]],
         settings: GenerationSettings | None = None,
+        *,
+        on_answer: Callable[[int, Completion], None] | None = None,
+        on_tokens: Callable[[int], None] | None = None,
     ) -> list[Completion]:
-        """One completion per conversation, in input order; cached answers are not sent again."""
+        """One completion per conversation, in input order; cached answers are not sent again.
+
+        ``on_answer(index, completion)`` is called as each answer is known (cached ones first), from the
+        backend's threads; ``on_tokens(n)`` as a local model decodes (live speed). Both feed progress bars.
+        """
         settings = settings or GenerationSettings()
         convs = [as_conversation(c) for c in conversations]
         keys = [self._key("chat", c, settings.as_key()) for c in convs]
@@ -77,6 +90,8 @@ class LLM:
         for key, value in cached.items():
             for index in by_key[key]:
                 results[index] = Completion(text=value["text"], cached=True, attempts=0)
+                if on_answer is not None:
+                    on_answer(index, results[index])
         todo = [key for key in by_key if key not in cached]
         self.stats.add(requested=len(convs), cache_hits=len(convs) - sum(len(by_key[k]) for k in todo))
 
@@ -86,12 +101,17 @@ class LLM:
                 self.cache.put_many({key: {"text": completion.text}})
             for index in by_key[key]:
                 results[index] = completion
+                if on_answer is not None:
+                    on_answer(index, completion)
 
         if todo:
-            self.backend.generate([convs[by_key[k][0]] for k in todo], settings, on_done, self.stats)
+            extra = {"on_tokens": on_tokens} if on_tokens is not None and _takes(self.backend.generate, "on_tokens") else {}
+            self.backend.generate([convs[by_key[k][0]] for k in todo], settings, on_done, self.stats, **extra)
         missing = [i for i, r in enumerate(results) if r is None]
         for index in missing:  # a backend that skipped an item: recorded as a failure, never a crash
             results[index] = Completion(text=None, error="the backend returned no answer")
+            if on_answer is not None:
+                on_answer(index, results[index])
         return results  # type: ignore[return-value]
 
     def probabilities(
@@ -124,6 +144,16 @@ class LLM:
 
     def __repr__(self) -> str:
         return f"LLM({self.backend!r}, cache={self.cache!r})"
+
+
+def _takes(function: Callable[..., Any], name: str) -> bool:
+    """Whether ``function`` has a parameter ``name`` (third-party backends may not report tokens)."""
+    import inspect
+
+    try:
+        return name in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def make_llm(

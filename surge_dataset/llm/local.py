@@ -129,6 +129,7 @@ class TransformersBackend:
         self.revision = revision
         self._model: Any = None
         self._tokenizer: Any = None
+        self._context_length: int | None = None
         self._lock = threading.Lock()
         if spec.kind == "gguf":
             self._source, self._gguf_file = gguf_location(spec.model)
@@ -220,13 +221,39 @@ class TransformersBackend:
         texts.sort(key=lambda item: -len(item[1]))  # similar lengths together: little padding
         return [texts[s : s + self.batch_size] for s in range(0, len(texts), self.batch_size)]
 
+    def context_length(self) -> int | None:
+        """The model's maximum sequence length (prompt + answer), read from its config without loading weights."""
+        if self._context_length is None:
+            config = self._model.config if self._model is not None else self._load_config()
+            for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+                value = getattr(config, name, None)
+                if isinstance(value, int) and value > 0:
+                    self._context_length = value
+                    break
+        return self._context_length
+
+    def _load_config(self) -> Any:
+        from transformers import AutoConfig
+
+        kwargs: dict[str, Any] = {"trust_remote_code": False}
+        if self._gguf_file is not None:
+            kwargs["gguf_file"] = self._gguf_file
+        if self.revision:
+            kwargs["revision"] = self.revision
+        with _shared_gguf_parsing() if self._gguf_file is not None else contextlib.nullcontext():
+            return AutoConfig.from_pretrained(self._source, **kwargs)
+
     # -- generation ---------------------------------------------------------------------------------
 
-    def _generate_batch(self, texts: list[str], settings: GenerationSettings) -> list[str]:
+    def _generate_batch(
+        self, texts: list[str], settings: GenerationSettings, on_tokens: Callable[[int], None] | None = None
+    ) -> list[str]:
         import torch
 
         batch = self._encode(texts)
         kwargs: dict[str, Any] = {"max_new_tokens": settings.max_new_tokens, "pad_token_id": self.tokenizer.pad_token_id}
+        if on_tokens is not None:
+            kwargs["streamer"] = _TokenCounter(on_tokens)
         if settings.temperature > 0:
             kwargs.update(do_sample=True, temperature=settings.temperature)
         else:
@@ -242,13 +269,14 @@ class TransformersBackend:
         settings: GenerationSettings,
         on_done: Callable[[int, Completion], None],
         stats: LLMStats,
+        on_tokens: Callable[[int], None] | None = None,
     ) -> None:
         if not conversations:
             return
         for batch in self._batches(conversations):
             stats.add(sent=len(batch))
             try:
-                answers = self._generate_batch([t for _, t in batch], settings)
+                answers = self._generate_batch([t for _, t in batch], settings, on_tokens)
             except Exception as exc:  # noqa: BLE001 - one bad batch (e.g. out of memory): go one by one
                 if len(batch) > 1:
                     logger.warning("local LLM batch failed (%s); retrying its %d prompts one by one", exc, len(batch))
@@ -314,6 +342,27 @@ class TransformersBackend:
 
     def __repr__(self) -> str:
         return f"TransformersBackend({str(self.spec)!r}, batch_size={self.batch_size})"
+
+
+class _TokenCounter:
+    """A ``generate(streamer=...)`` that only counts decoded tokens (all rows of the batch) for a live speed.
+
+    ``transformers`` calls ``put`` with the prompt first, then once per decoding step with one token
+    per row; rows that already ended still count, so the live figure is an upper bound.
+    """
+
+    def __init__(self, on_tokens: Callable[[int], None]) -> None:
+        self.on_tokens = on_tokens
+        self._prompt_seen = False
+
+    def put(self, value: Any) -> None:
+        if not self._prompt_seen:
+            self._prompt_seen = True
+            return
+        self.on_tokens(int(value.shape[0]) if getattr(value, "ndim", 0) else 1)
+
+    def end(self) -> None:
+        """Nothing to flush: no text is decoded here."""
 
 
 def _transformers_at_least(major: int, minor: int) -> bool:

@@ -149,8 +149,14 @@ class DenseEncoder:
             self.max_query_length = min(self.max_query_length, model_max)
             self.max_doc_length = min(self.max_doc_length, model_max)
 
-    def encode(self, texts: Sequence[str], *, max_length: int, batch_size: int = 64) -> np.ndarray:
-        """float32 embeddings, rows in input order; batches are formed longest-first."""
+    def encode(
+        self, texts: Sequence[str], *, max_length: int, batch_size: int = 64,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        """float32 embeddings, rows in input order; batches are formed longest-first.
+
+        ``on_batch(rows)`` is called after each forward pass (progress bars).
+        """
         import torch
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -173,13 +179,17 @@ class DenseEncoder:
                     input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device)
                 ).last_hidden_state
                 out[rows] = hidden[:, 0].float().cpu().numpy()
+                if on_batch is not None:
+                    on_batch(len(rows))
         return out
 
     def encode_queries(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         return self.encode(texts, max_length=self.max_query_length, batch_size=batch_size)
 
-    def encode_documents(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        return self.encode(texts, max_length=self.max_doc_length, batch_size=batch_size)
+    def encode_documents(
+        self, texts: Sequence[str], batch_size: int = 64, on_batch: Callable[[int], None] | None = None
+    ) -> np.ndarray:
+        return self.encode(texts, max_length=self.max_doc_length, batch_size=batch_size, on_batch=on_batch)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -214,6 +224,16 @@ def _corpus_shards(data: Any, shard_size: int) -> Iterator[tuple[int, pa.Table]]
             index += 1
     if held:
         yield index, pa.Table.from_batches(pending)
+
+
+def _papers_of_process(data: Any, shard_size: int, process: int, processes: int) -> int | None:
+    """Papers in the shards process ``process`` of ``processes`` encodes (shard i goes to i mod processes)."""
+    try:
+        total = len(data.corpus)
+    except (AttributeError, TypeError, FileNotFoundError):
+        return None
+    n_shards = -(-total // shard_size)
+    return sum(min(shard_size, total - i * shard_size) for i in range(process, n_shards, processes))
 
 
 def _shard_paths(out: Path, index: int) -> tuple[Path, Path]:
@@ -255,11 +275,14 @@ def encode_corpus(
     overwrite: bool = False,
     on_shard: Callable[[int], None] | None = None,
     progress: Callable[[str], None] | None = None,
+    on_papers: Callable[[int, int | None], None] | None = None,
 ) -> EncodeReport:
     """Encode the corpus of ``data`` with ``model_path`` into ``out`` and build the FAISS index.
 
     Resumable: rerun with the same arguments after a crash and finished shards are skipped.
-    ``on_shard(i)`` is called after shard ``i`` is safely on disk (progress reporting, tests).
+    ``on_shard(i)`` is called after shard ``i`` is safely on disk (progress reporting, tests);
+    ``on_papers(done, total)`` after every batch: papers of this process encoded or reused so far, of
+    the papers its shards hold (``None`` when the corpus size is unknown).
     """
     import torch
     from accelerate import PartialState
@@ -301,6 +324,15 @@ def encode_corpus(
 
     encoder = DenseEncoder(model_path, device=state.device, fp16=fp16, max_doc_length=max_length)
     report = EncodeReport()
+    mine = _papers_of_process(data, shard_size, state.process_index, state.num_processes)
+    papers_done = 0
+
+    def advance(rows: int) -> None:
+        nonlocal papers_done
+        papers_done += rows
+        if on_papers is not None:
+            on_papers(papers_done, mine)
+
     start = time.perf_counter()
     n_shards = 0
     for index, table in _corpus_shards(data, shard_size):
@@ -309,9 +341,10 @@ def encode_corpus(
             continue
         if _shard_done(out, index, table.num_rows):
             report.skipped.append(index)
+            advance(table.num_rows)
             continue
         texts = batch_texts(table)
-        embeddings = encoder.encode_documents(texts, batch_size=batch_size)
+        embeddings = encoder.encode_documents(texts, batch_size=batch_size, on_batch=advance)
         emb_path, ids_path = _shard_paths(out, index)
         _save_npy(ids_path, table.column("doc_id").to_numpy().astype(np.int64))
         _save_npy(emb_path, embeddings)  # last: its presence marks the shard finished

@@ -1,0 +1,17 @@
+# Two commands on a fresh clone (see README.md): both create .venv and install as README "Install" says.
+#   make demo   the sample end to end: ./surge, outputs/gt-as-generated, `surge metrics install`, the results table
+#   make test   the test suite (about 5 minutes on 2 CPU cores)
+# Without make: bash scripts/demo.sh / bash scripts/test.sh do the same.
+.PHONY: demo test lint clean
+
+demo:
+	bash scripts/demo.sh
+
+test:
+	bash scripts/test.sh
+
+lint:
+	.venv/bin/ruff check .
+
+clean:
+	rm -rf surge outputs
