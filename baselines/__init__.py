@@ -1,8 +1,10 @@
 """The baseline survey generators of the SurGE and SurveyGen papers, on our LLM layer.
 
-Importing this package registers the systems with :mod:`surge_dataset.generation` (``rag``,
-``autosurvey``, ``stepsurvey``, ``surveyforge``, ``qualsg``, ``llm_only``, ``guided``) and their
-prompt templates with :mod:`surge_dataset.prompts`. Run them with ``surge generate --system NAME``.
+The systems (``rag``, ``autosurvey``, ``stepsurvey``, ``surveyforge``, ``qualsg``, ``llm_only``,
+``guided``) are declared in the ``surge.generators`` entry-point group of ``pyproject.toml``, which is
+how :mod:`surge_dataset.generation` finds them (the core never imports this package by name). Importing
+any of them registers their prompt templates with :mod:`surge_dataset.prompts`. Run them with
+``surge generate --system NAME``.
 """
 
 from __future__ import annotations

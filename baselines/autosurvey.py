@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from surge_dataset.generation import Draft, Topic, register_generator
+from surge_dataset.generation import Draft, Topic
 from surge_dataset.records import Paper
 
 from .common import (
@@ -35,7 +35,6 @@ def acceptable_revision(draft: str, revised: str) -> bool:
     return len(revised.split()) >= 0.3 * len(draft.split()) and len(cited & kept) >= len(cited) / 2
 
 
-@register_generator
 class AutoSurvey(BaselineGenerator):
     name = "autosurvey"
     defaults = {"refine": True}

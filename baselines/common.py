@@ -20,6 +20,8 @@ import numpy as np
 from surge_dataset.generation import DraftSection, Generator, is_references_title, label_of
 from surge_dataset.records import Paper
 
+from .prompts import BASELINE_PROMPTS_VERSION
+
 __all__ = [
     "LABEL_RE",
     "BaselineGenerator",
@@ -406,6 +408,7 @@ def head(text: str, chars: int = 400) -> str:
 class BaselineGenerator(Generator):
     """Options and steps the built-in systems share."""
 
+    prompts_version = BASELINE_PROMPTS_VERSION  # the templates of baselines/prompts.py
     defaults = {
         "max_sections": 8,  # main sections of a planned outline
         "max_subsections": 4,  # subsections per main section

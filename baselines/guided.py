@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from surge_dataset.generation import Draft, GuideSection, Topic, register_generator
+from surge_dataset.generation import Draft, GuideSection, Topic
 from surge_dataset.records import Paper
 
 from .common import (
@@ -36,7 +36,6 @@ def _outline_of(guide: Sequence[GuideSection], position: dict[int, int]) -> list
     ]
 
 
-@register_generator
 class Guided(BaselineGenerator):
     name = "guided"
     inputs = "ground_truth"

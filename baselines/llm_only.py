@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from surge_dataset.generation import Draft, Topic, register_generator
+from surge_dataset.generation import Draft, Topic
 from surge_dataset.records import Paper
 
 from .common import (
@@ -50,7 +50,6 @@ def parse_recalled_titles(text: str, limit: int) -> list[str]:
     return titles[:limit]
 
 
-@register_generator
 class LLMOnly(BaselineGenerator):
     name = "llm_only"
     inputs = "none"

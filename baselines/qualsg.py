@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from surge_dataset.generation import Draft, Topic, register_generator, usable_papers
+from surge_dataset.generation import Draft, Topic, usable_papers
 from surge_dataset.llm import parse_score
 from surge_dataset.records import Paper
 
@@ -110,7 +110,6 @@ def _read_signals(path: str) -> dict[str, dict[str, Any]]:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-@register_generator
 class QualSG(BaselineGenerator):
     name = "qualsg"
     defaults = {

@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from surge_dataset.generation import Draft, DraftSection, Topic, register_generator
+from surge_dataset.generation import Draft, DraftSection, Topic
 from surge_dataset.records import Paper
 
 from .common import BaselineGenerator, clean_section_text, paper_lines, parse_markdown_sections
 
 
-@register_generator
 class RAG(BaselineGenerator):
     name = "rag"
     defaults = {"batch_size": 10}  # papers per summarisation call

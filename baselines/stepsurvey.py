@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from surge_dataset.generation import Draft, Topic, register_generator
+from surge_dataset.generation import Draft, Topic
 from surge_dataset.records import Paper
 
 from .common import (
@@ -52,7 +52,6 @@ def parse_subtopics(text: str, n_papers: int, limit: int) -> list[tuple[str, lis
     return found[:limit]
 
 
-@register_generator
 class StepSurvey(BaselineGenerator):
     name = "stepsurvey"
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from surge_dataset.generation import Draft, Topic, register_generator
+from surge_dataset.generation import Draft, Topic
 from surge_dataset.records import Paper
 
 from .common import (
@@ -62,7 +62,6 @@ def first_sentence(text: str, chars: int = 200) -> str:
     return sentence or "(empty)"
 
 
-@register_generator
 class SurveyForge(BaselineGenerator):
     name = "surveyforge"
 

@@ -1,14 +1,15 @@
 """End-to-end objective metrics: ``evaluate_run`` beside the authors' released evaluator, same inputs.
 
 Inputs: the 30 shared baseline outputs (``shared/data/official/baseline_outputs/{ID,Naive,Autosurvey}/
-<0-9>/``) scored against a SYNTHETIC, deterministic ground truth built here with ``build_dataset``:
+<0-9>/``) scored against a SYNTHETIC, deterministic ground truth (``benchmarks/synthetic_gt.py``, then
+``build_dataset``):
 
 * surveys 0-9, titles from the ID outputs' file names (``_`` -> ``:``; the rows of ``gt_surveys.csv`` are
   not the same topics as the numbered folders, e.g. row 2 vs folder 2), a ``structure`` of 44 nodes under
   the root (40 with ~800 characters of content built from shuffled sentences of the three outputs on the
   same topic, 4 heading-only), headings sampled from the outputs' own headings;
 * ``corpus.json``: about 60 % of the distinct reference titles the three outputs cite (extracted with the
-  ``official`` parser) plus synthetic filler papers (``benchmarks/corpus_scale.py``'s generator) up to
+  ``official`` parser) plus synthetic filler papers (``benchmarks/synthetic_corpus.py``'s generator) up to
   ``--papers`` (20,000); abstracts of two synthetic sentences (~230 tokens for the tiny model's mostly
   character-level tokenizer, about what a real abstract costs nli-deberta-v3-base); ``all_cites`` = half
   of the inserted titles of that survey + 30 filler papers.
@@ -59,8 +60,6 @@ import argparse
 import importlib.util
 import json
 import os
-import random
-import re
 import sys
 import tempfile
 import time
@@ -73,199 +72,37 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-ROOT = Path(__file__).resolve().parents[1]
-BASELINES = ROOT.parent / "shared" / "data" / "official" / "baseline_outputs"
-SYSTEMS = ("ID", "Naive", "Autosurvey")
-SURVEY_IDS = tuple(range(10))
-N_PAPERS = 20_000
-SEED = 20250902
-GT_NODES, GT_EMPTY, GT_CHARS = 44, 4, 800
-INSERT_SHARE, CITE_SHARE, FILLER_CITES = 0.6, 0.5, 30
-GT_DATE = "2023-06-01T00:00:00"
-OBJECTIVE_GROUPS = ("recall", "citation_accuracy", "shr", "rouge_bleu")
-METRICS = ("recall", "doc_acc", "sec_acc", "sent_acc", "shr", "rouge1", "rouge2", "rougeL", "bleu")
-ROUGE_KEYS = ("rouge1", "rouge2", "rougeL", "bleu")
-NLI_KEYS = ("doc_acc", "sec_acc", "sent_acc")
-TOLERANCE = {"shr": 1e-5}
-DEFAULT_TOLERANCE = 1e-6
-SEPARATOR = "\\|"  # a literal | inside a Markdown table cell
-#: Default ``--released-limit``: the released ROUGE/BLEU on survey 0 of each system only (~100 s on one
-#: thread; Autosurvey/0 is the longest output): the default run took 4.4 minutes on 2 shared cores.
-RELEASED_ROUGE_LIMIT = 1
 
-
-# --------------------------------------------------------------------------------------------------
-# Inputs
-# --------------------------------------------------------------------------------------------------
-
-
-def passage_file(system: str, survey_id: int) -> Path:
-    """The survey file of one system and id (with several files, the one ending in ``.md``)."""
-    files = sorted(p for p in (BASELINES / system / str(survey_id)).iterdir() if p.is_file())
-    markdown = [p for p in files if p.suffix == ".md"]
-    return markdown[0] if len(files) > 1 and markdown else files[0]
-
-
-def survey_title(survey_id: int) -> str:
-    """The topic's title, from the ID output's file name (``Graph Learning_ A Survey`` -> ``...: A Survey``)."""
-    name = passage_file("ID", survey_id).name.removesuffix(".md").rstrip("_ ")
-    return re.sub(r"\s*_\s*", ": ", re.sub(r"\s+", " ", name)).strip()
-
-
-def _load_corpus_scale() -> Any:
-    """``benchmarks/corpus_scale.py`` as a module (its ``Synth`` makes filler titles and abstracts)."""
-    spec = importlib.util.spec_from_file_location(
-        "surge_corpus_scale", ROOT / "benchmarks" / "corpus_scale.py"
-    )
+def _load_sibling(name: str) -> Any:
+    """``benchmarks/<name>.py`` as a module (``benchmarks/`` is not a package; this file may itself be
+    loaded by path, from the tests or ``alce_speed.py``)."""
+    spec = importlib.util.spec_from_file_location(f"surge_bench_{name}", Path(__file__).with_name(f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
 
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
+# The synthetic ground truth and the shared outputs (benchmarks/synthetic_gt.py); re-exported here, where
+# tests/test_released_parity.py and alce_speed.py find them.
+_gt = _load_sibling("synthetic_gt")
+ROOT, BASELINES, SYSTEMS, SURVEY_IDS = _gt.ROOT, _gt.BASELINES, _gt.SYSTEMS, _gt.SURVEY_IDS
+N_PAPERS, SEED = _gt.N_PAPERS, _gt.SEED
+passage_file, survey_title = _gt.passage_file, _gt.survey_title
+generate_source, link_passages = _gt.generate_source, _gt.link_passages
 
+# The comparison with the released evaluator and the tables (benchmarks/speed_report.py).
+_report = _load_sibling("speed_report")
+METRICS, ROUGE_KEYS, NLI_KEYS = _report.METRICS, _report.ROUGE_KEYS, _report.NLI_KEYS
+TOLERANCE, DEFAULT_TOLERANCE = _report.TOLERANCE, _report.DEFAULT_TOLERANCE
+agreement, agreement_report, timing_report = _report.agreement, _report.agreement_report, _report.timing_report
+_warm_vs_cold = _report._warm_vs_cold
 
-def _prose_sentences(text: str) -> list[str]:
-    """Sentences of body lines (no headings, no ``[n]`` reference lines), 30+ characters each."""
-    out = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith(("#", "[", "|", "-", "*")):
-            continue
-        out.extend(s for s in _SENTENCE_SPLIT.split(line) if len(s) >= 30)
-    return out
-
-
-def _pack(sentences: list[str], start: int, n_chars: int) -> tuple[str, int]:
-    """Consecutive sentences from ``start`` (cycling) until about ``n_chars``; returns (text, next start)."""
-    chosen: list[str] = []
-    while sum(len(s) + 1 for s in chosen) < n_chars:
-        chosen.append(sentences[start % len(sentences)])
-        start += 1
-    return " ".join(chosen), start
-
-
-def generate_source(src: Path, n_papers: int = N_PAPERS, seed: int = SEED) -> dict[str, Any]:
-    """Write the synthetic ``surveys.json`` and ``corpus.json`` into ``src``; returns a summary."""
-    from surge_dataset.normalize import normalise_title
-    from surge_dataset.survey import parse_survey, read_survey_file
-
-    rng = random.Random(seed)
-    synth = _load_corpus_scale().Synth(seed)
-    src.mkdir(parents=True, exist_ok=True)
-
-    topics: dict[int, dict[str, Any]] = {}
-    inserted: dict[str, str] = {}  # normalised -> title as extracted, in first-seen order
-    owners: dict[str, set[int]] = {}
-    for sid in SURVEY_IDS:
-        titles, headings, sentences = [], [], []
-        for system in SYSTEMS:  # always all three: the data must not depend on --systems
-            text, _ = read_survey_file(passage_file(system, sid))
-            parsed = parse_survey(text, protocol="official")
-            titles += [ref.title.strip() for ref in parsed.references.values()]
-            headings += parsed.heading_titles()
-            sentences += _prose_sentences(text)
-        rng.shuffle(sentences)
-        topics[sid] = {
-            "headings": list(dict.fromkeys(h for h in headings if h.strip())),
-            "sentences": sentences,
-        }
-        for title in titles:
-            key = normalise_title(title)
-            if not key:
-                continue
-            if key not in owners:
-                owners[key] = set()
-                if rng.random() < INSERT_SHARE:
-                    inserted[key] = title
-            owners[key].add(sid)
-
-    rows = rng.sample(range(n_papers), len(inserted))
-    row_title = dict(zip(rows, inserted.values(), strict=True))
-    doc_of = dict(zip(inserted, rows, strict=True))  # doc_id = row
-    filler_titles = iter(synth.titles(n_papers))
-    # Two synthetic sentences (~260 characters): under the tiny model's mostly character-level tokenizer
-    # that is ~230 tokens, about what a real 157-word abstract costs nli-deberta-v3-base.
-    abstracts = [" ".join(a.split(". ")[:2]) + "." for a in synth.abstracts(n_papers)]
-    corpus, fillers = [], []
-    for row in range(n_papers):
-        if row in row_title:
-            title = row_title[row]
-        else:
-            title = next(filler_titles)
-            while normalise_title(title) in inserted:
-                title = next(filler_titles)
-            fillers.append(row)
-        year = 1995 + rng.randrange(30)
-        corpus.append(
-            {
-                "Title": title,
-                "Authors": synth.author_lists[row % len(synth.author_lists)],
-                "Year": str(year),
-                "Date": f"{year}-{1 + rng.randrange(12):02d}-{1 + rng.randrange(28):02d}T00:00:00",
-                "Abstract": abstracts[row],
-                "Category": "cs.LG",
-                "doc_id": row,
-            }
-        )
-    (src / "corpus.json").write_text(json.dumps(corpus), encoding="utf-8")
-
-    surveys = []
-    for sid in SURVEY_IDS:
-        topic = topics[sid]
-        pool = topic["headings"]
-        headings = rng.sample(pool, min(GT_NODES, len(pool)))
-        headings += synth.titles(GT_NODES - len(headings))
-        empty = set(rng.sample(range(1, GT_NODES + 1), GT_EMPTY))
-        nodes = [{"id": 0, "parent_id": None, "title": "root", "content": ""}]
-        last = {1: 0, 2: 0}  # last node id at depth 1 and 2
-        cursor = 0
-        for j in range(1, GT_NODES + 1):
-            roll = rng.random()
-            depth = 1 if j == 1 or roll < 0.3 else 2 if roll < 0.8 or not last[2] else 3
-            parent = 0 if depth == 1 else last[depth - 1]
-            if depth < 3:
-                last[depth] = j
-                if depth == 1:
-                    last[2] = 0
-            content = ""
-            if j not in empty:
-                content, cursor = _pack(topic["sentences"], cursor, GT_CHARS)
-            nodes.append({"id": j, "parent_id": parent, "title": headings[j - 1], "content": content})
-        mine = [doc_of[k] for k, o in owners.items() if sid in o and k in doc_of]
-        cites = [d for d in mine if rng.random() < CITE_SHARE] + rng.sample(fillers, FILLER_CITES)
-        surveys.append(
-            {
-                "survey_id": sid,
-                "survey_title": survey_title(sid),
-                "authors": ["Synthetic Author"],
-                "year": GT_DATE[:4],
-                "date": GT_DATE,
-                "category": "cs.LG",
-                "abstract": _pack(topic["sentences"], cursor, 1000)[0],
-                "structure": nodes,
-                "all_cites": sorted(set(cites)),
-                "Bertopic_CD": 0.5,
-            }
-        )
-    (src / "surveys.json").write_text(json.dumps(surveys), encoding="utf-8")
-    return {
-        "papers": n_papers,
-        "inserted": len(inserted),
-        "distinct_titles": len(owners),
-        "all_cites": sum(len(s["all_cites"]) for s in surveys),
-    }
-
-
-def link_passages(folder: Path, system: str, ids: list[int]) -> Path:
-    """``folder/<system>/<id>/<file>`` symlinks to the shared outputs (only the surveys asked for)."""
-    root = folder / system
-    for sid in ids:
-        target = passage_file(system, sid)
-        (root / str(sid)).mkdir(parents=True, exist_ok=True)
-        (root / str(sid) / target.name).symlink_to(target)
-    return root
+OBJECTIVE_GROUPS = ("recall", "citation_accuracy", "shr", "rouge_bleu")
+#: Default ``--released-limit``: the released ROUGE/BLEU on survey 0 of each system only (~100 s on one
+#: thread; Autosurvey/0 is the longest output): the default run took 4.4 minutes on 2 shared cores.
+RELEASED_ROUGE_LIMIT = 1
 
 
 # --------------------------------------------------------------------------------------------------
@@ -486,203 +323,6 @@ def run_released(
     return out
 
 
-# --------------------------------------------------------------------------------------------------
-# Comparison and report
-# --------------------------------------------------------------------------------------------------
-
-
-def _mean(values: list[float | None]) -> float:
-    """The released evaluator's average: a missing value counts 0."""
-    return sum(v or 0.0 for v in values) / len(values) if values else 0.0
-
-
-def agreement(ours: dict[str, Any], released: dict[str, Any], ids: list[int]) -> dict[str, Any]:
-    """Per system and metric: surveys compared, surveys agreeing, both averages, every disagreement."""
-    from surge_dataset.parity import compare
-
-    table: dict[str, dict[str, dict[str, Any]]] = {}
-    problems: list[str] = []
-    for system, rec in released["systems"].items():
-        mine = ours["results"][system]
-        table[system] = {}
-        for key in METRICS:
-            covered = [str(s) for s in (released["rouge_ids"] if key in ROUGE_KEYS else ids)]
-            theirs = {sid: {key: rec["surveys"][sid].get(key)} for sid in covered if sid in rec["surveys"]}
-            ours_per = {
-                sid: {key: mine["surveys"][sid].get(key)} for sid in covered if sid in mine["surveys"]
-            }
-            lines = compare(ours_per, theirs, [key], TOLERANCE, DEFAULT_TOLERANCE)
-            if len(covered) == len(ids):
-                ours_avg = mine["average"].get(key)
-            else:  # the released average covers these surveys only: ours over the same ones
-                ours_avg = _mean([mine["surveys"].get(sid, {}).get(key) for sid in covered])
-            released_avg = rec["average"].get(key)
-            mean_lines = compare(
-                {"mean": {key: ours_avg}}, {"mean": {key: released_avg}}, [key], TOLERANCE, DEFAULT_TOLERANCE
-            )
-            table[system][key] = {
-                "total": len(covered),
-                "agree": len(covered) - len({line.split(":")[0] for line in lines}),
-                "ours_avg": ours_avg,
-                "released_avg": released_avg,
-                "avg_agrees": not mean_lines,
-            }
-            problems += [f"{system} {line}" for line in lines + mean_lines]
-    return {"table": table, "problems": problems}
-
-
-def _fmt(x: float | None, digits: int = 2) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
-
-
-def timing_report(
-    systems: list[str], ids: list[int], ours_cold: dict, ours_warm: dict, released: dict | None
-) -> str:
-    """The timing tables (wall and CPU) and the stage breakdowns of both sides."""
-    n = len(ids)
-    estimated = released is not None and len(released["rouge_ids"]) < n
-    mark = "*" if estimated else ""
-    out: list[str] = []
-    for title, o_key, setup_key in (
-        ("Wall time", "seconds", "setup"),
-        ("CPU time (process, all threads)", "cpu", "setup_cpu"),
-    ):
-        out += [f"{title}, seconds per survey:", ""]
-        if released is None:
-            out += ["| system | surveys | ours cold | ours warm | warm / cold |", "|---|---:|---:|---:|---:|"]
-        else:
-            out += [
-                "| system | surveys | ours cold | ours warm | released | speed-up cold | speed-up warm | warm / cold |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|",
-            ]
-        tot = {"cold": 0.0, "warm": 0.0, "rel": 0.0}
-
-        def row(name: str, count: int, cold: float, warm: float, rel: float, per: int) -> str:
-            if released is None:
-                return (
-                    f"| {name} | {count} | {cold / per:.2f} | {warm / per:.3f} | {100 * warm / cold:.1f} % |"
-                )
-            return (
-                f"| {name} | {count} | {cold / per:.2f} | {warm / per:.3f} | {rel / per:.2f}{mark} | "
-                f"{rel / cold:.1f}× | {rel / warm:.0f}× | {100 * warm / cold:.1f} % |"
-            )
-
-        for system in systems:
-            cold, warm = ours_cold[o_key][system], ours_warm[o_key][system]
-            rel = released["systems"][system][o_key] if released else 0.0
-            tot["cold"] += cold
-            tot["warm"] += warm
-            tot["rel"] += rel
-            out.append(row(system, n, cold, warm, rel, n))
-        total = n * len(systems)
-        out.append(row("**all**", total, tot["cold"], tot["warm"], tot["rel"], total))
-        out += [
-            row(
-                "all, incl. setup (total s)",
-                total,
-                tot["cold"] + ours_cold[setup_key],
-                tot["warm"] + ours_warm[setup_key],
-                tot["rel"] + (released[setup_key] if released else 0.0),
-                1,
-            ),
-            "",
-        ]
-    if estimated:
-        covered = ", ".join(map(str, released["rouge_ids"])) or "none"
-        out += [
-            f"\\* EXTRAPOLATED: the released evaluator ran ROUGE-BLEU only on survey(s) {covered} of each "
-            "system; for the others its ROUGE/BLEU time is extrapolated from those at the same seconds per "
-            "(generated file characters × GT section characters). Its coverage, NLI and SHR ran on every survey.",
-            "",
-        ]
-    setup = (
-        f"Setup (once per run, not in the per-survey rows): ours {ours_cold['setup']:.1f} s cold / "
-        f"{ours_warm['setup']:.1f} s warm (open the built dataset, load both models)"
-    )
-    if released:
-        setup += (
-            f"; released {released['setup']:.1f} s (load both models, import its code, its constructor's "
-            "json.load of surveys.json and corpus.json)"
-        )
-    out += [
-        setup + ".",
-        (f"NLI pairs: released scored {released['pairs']:,}; " if released else "NLI pairs: ")
-        + f"ours cold requested {ours_cold['nli_requested']:,} and computed {ours_cold['nli_computed']:,} "
-        f"(de-duplicated); ours warm computed {ours_warm['nli_computed']:,} ({ours_warm['nli_hits']:,} "
-        f"cache hits) and embedded {ours_warm['embed_computed']} headings.",
-        "",
-    ]
-    if released:
-        out += [
-            "Released evaluator, wall seconds per survey by stage (time inside its model calls and its "
-            "eval_rougeBleu; rest: its parsing, title resolution and result writing):",
-            "",
-            "| system | NLI (doc, sec, sent) | SHR | ROUGE/BLEU | rest |",
-            "|---|---:|---:|---:|---:|",
-        ]
-        for system in systems:
-            rec = released["systems"][system]
-            st = rec["stages"]
-            rest = rec["seconds"] - sum(st.values())
-            out.append(
-                f"| {system} | {st['nli'] / n:.2f} | {st['shr'] / n:.2f} | {st['rouge_bleu'] / n:.1f}{mark} | "
-                f"{rest / n:.2f} |"
-            )
-        out.append("")
-    out += [
-        "Ours, wall seconds per survey by stage, cold / warm (NLI, SHR: time inside the scorer and encoder, "
-        "cache look-ups included; rest: reading, parsing, resolving, journaling):",
-        "",
-        "| system | NLI | SHR | ROUGE/BLEU | rest |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for system in systems:
-        cold_st, warm_st = ours_cold["stages"][system], ours_warm["stages"][system]
-        cells = [f"{cold_st[k] / n:.2f} / {warm_st[k] / n:.2f}" for k in ("nli", "shr", "rouge_bleu", "rest")]
-        out.append(f"| {system} | " + " | ".join(cells) + " |")
-    return "\n".join(out) + "\n"
-
-
-def agreement_report(systems: list[str], ids: list[int], released: dict, agreed: dict) -> str:
-    """Surveys agreeing per metric and system, both averages, and the disagreements."""
-    table = agreed["table"]
-    rouge = ", ".join(map(str, released["rouge_ids"])) or "none"
-    out = [
-        f"Released evaluator covered: surveys {', '.join(map(str, ids))} of each system for recall, "
-        f"Doc/Sec/Sent-Acc and SHR; surveys {rouge} for ROUGE/BLEU.",
-        "",
-        f"Per-survey agreement, ours (cold) vs released (surveys within {DEFAULT_TOLERANCE:g}, SHR "
-        f"{TOLERANCE['shr']:g} / surveys compared):",
-        "",
-        "| system | " + " | ".join(METRICS) + " |",
-        "|---|" + "---:|" * len(METRICS),
-    ]
-    for system in systems:
-        cells = [f"{table[system][k]['agree']}/{table[system][k]['total']}" for k in METRICS]
-        out.append(f"| {system} | " + " | ".join(cells) + " |")
-    sums = [
-        f"{sum(table[s][k]['agree'] for s in systems)}/{sum(table[s][k]['total'] for s in systems)}"
-        for k in METRICS
-    ]
-    out += [
-        "| **all** | " + " | ".join(sums) + " |",
-        "",
-        "Averages, ours \\| released (the released evaluator's mean, a missing value counted 0; ROUGE/BLEU "
-        "over the surveys it ran them on, ours over the same ones; ≠ marks a difference beyond tolerance):",
-        "",
-        "| system | " + " | ".join(METRICS) + " |",
-        "|---|" + "---:|" * len(METRICS),
-    ]
-    for system in systems:
-        cells = [
-            f"{_fmt(c['ours_avg'], 4)} {SEPARATOR if c['avg_agrees'] else '≠'} {_fmt(c['released_avg'], 4)}"
-            for c in (table[system][k] for k in METRICS)
-        ]
-        out.append(f"| {system} | " + " | ".join(cells) + " |")
-    out.append("")
-    return "\n".join(out) + "\n"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="comma list of ID,Naive,Autosurvey")
@@ -837,18 +477,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if tmp:
             tmp.cleanup()
-
-
-def _warm_vs_cold(cold: dict[str, Any], warm: dict[str, Any]) -> list[str]:
-    """The warm rerun must reproduce the cold run's numbers exactly."""
-    out = []
-    for system, res in cold["results"].items():
-        for sid, rec in res["surveys"].items():
-            other = warm["results"][system]["surveys"][sid]
-            for key in METRICS:
-                if rec.get(key) != other.get(key):
-                    out.append(f"{system}/{sid} {key}: cold {rec.get(key)!r} warm {other.get(key)!r}")
-    return out
 
 
 if __name__ == "__main__":

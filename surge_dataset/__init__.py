@@ -12,7 +12,7 @@ from pathlib import Path
 from .data.corpus import Corpus
 from .data.dataset import SurgeData, open_dataset
 from .data.validate import SurgeDataError
-from .normalize import normalise_title
+from .normalise import normalise_title
 from .records import Paper, Query, Section, Survey
 
 __version__ = "0.1.0"

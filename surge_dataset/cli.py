@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from .console import make_console
+from .defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
 
 app = typer.Typer(
     name="surge",
@@ -200,8 +201,8 @@ def evaluate(
         help="Model precision: auto (fp16 on CUDA), fp32, fp16, bf16. Default under official: the NLI model "
              "fp32 and the embedder auto, as the released evaluator ran them; auto under paper. Recorded in "
              "the results and the resume key."),
-    nli_model: str = typer.Option("cross-encoder/nli-deberta-v3-base", "--nli-model", help="NLI cross-encoder name or local path."),
-    embedding_model: str = typer.Option("BAAI/bge-large-en-v1.5", "--embedding-model", help="Embedding model for SHR, structure_overlap, sim (name or path)."),
+    nli_model: str = typer.Option(DEFAULT_NLI_MODEL, "--nli-model", help="NLI cross-encoder name or local path."),
+    embedding_model: str = typer.Option(DEFAULT_EMBEDDING_MODEL, "--embedding-model", help="Embedding model for SHR, structure_overlap, sim (name or path)."),
     device: str = typer.Option(None, "--device", help="cpu, cuda, cuda:1, mps (default: best available)."),
     batch_size: int = typer.Option(32, "--batch-size", help="Model batch size."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model-output cache (default $SURGE_CACHE or ~/.cache/surge)."),
@@ -221,7 +222,7 @@ def evaluate(
     alce_backend: str = typer.Option(
         "nli", "--alce-backend", help="Entailment for alce: nli (the --nli-model cross-encoder) or judge (the --judge LLM)."),
     ner_model: str = typer.Option(
-        "dslim/bert-base-NER", "--ner-model", help="NER model (name or path) for heading_entity_recall."),
+        DEFAULT_NER_MODEL, "--ner-model", help="NER model (name or path) for heading_entity_recall."),
     min_cites: int = typer.Option(0, "--min-cites", help="Evaluate only surveys whose GT cites at least N papers."),
     exclude_empty: bool = typer.Option(
         False, "--exclude-empty", help="Skip surveys whose GT cites nothing or has no section with 100 characters."),
@@ -230,6 +231,7 @@ def evaluate(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from .evaluation import EvaluationConfig, evaluate_run, parse_metrics, result_keys, skipped_without_judge
+    from .evaluation.models import model_factories
     from .llm import BackendSpec, LLMError
     from .models.base import ModelLoadError
 
@@ -262,28 +264,9 @@ def evaluate(
     except ValueError as exc:
         _fail(str(exc))
 
-    def judge_factory():
-        from .llm import Judge, make_llm
-
-        llm = make_llm(judge, base_url=base_url, concurrency=judge_concurrency, timeout=judge_timeout, device=device,
-                       batch_size=judge_batch_size, cache_dir=cache_dir)
-        return Judge(llm, max_tries=judge_max_tries, weighted=judge_weighted, style=config.judge_style)
-
-    def nli_factory():
-        from .models.nli import NLIScorer
-
-        return NLIScorer(nli_model, device=config.device, dtype=config.dtype, batch_size=batch_size, cache_dir=cache_dir)
-
-    def encoder_factory():
-        from .models.embed import Embedder
-
-        return Embedder(embedding_model, device=config.device, dtype=config.embedding_dtype, batch_size=batch_size,
-                        cache_dir=cache_dir)
-
-    def ner_factory():
-        from .models.ner import NERExtractor
-
-        return NERExtractor(ner_model, device=config.device, batch_size=batch_size)
+    factories = model_factories(config, batch_size=batch_size, cache_dir=cache_dir, base_url=base_url,
+                                judge_concurrency=judge_concurrency, judge_timeout=judge_timeout,
+                                judge_batch_size=judge_batch_size)
 
     with Progress(TextColumn("[bold]evaluating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True) as progress:
@@ -294,8 +277,8 @@ def evaluate(
 
         try:
             results = evaluate_run(
-                dataset, passages, out, config, nli_factory=nli_factory, encoder_factory=encoder_factory,
-                judge_factory=judge_factory, ner_factory=ner_factory, details_path=details, on_survey_done=done,
+                dataset, passages, out, config, **{f"{kind}_factory": f for kind, f in factories.items()},
+                details_path=details, on_survey_done=done,
             )
         except (ModelLoadError, LLMError) as exc:
             _fail(str(exc))

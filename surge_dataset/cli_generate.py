@@ -121,7 +121,8 @@ def make_generation_llm(spec: str, **kwargs: Any) -> Any:
 
 def generate(
     system: str = typer.Option(..., "--system", help="rag, autosurvey, stepsurvey, surveyforge, qualsg, llm_only, "
-                                                      "guided, or module:Class for your own generator."),
+                                                      "guided, any generator an installed package declares in the "
+                                                      "surge.generators entry-point group, or module:Class."),
     llm: str = typer.Option(..., "--llm", help="openai:<model>, hf:<model id or folder> or gguf:<file>."),
     out: Path = typer.Option(..., "--out", help="Output folder: <out>/<survey_id>/survey.md + survey.json."),
     data: str = typer.Option("surge", "--data", help="Built dataset folder or Hub id (org/name)."),

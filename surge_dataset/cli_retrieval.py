@@ -130,16 +130,30 @@ def index_dense(
     out_console.print(line)
 
 
+@index_app.command("list")
+def index_list() -> None:
+    """The index kinds `surge retrieve` can open: built-in, registered, and `surge.indexes` entry points."""
+    from .retrieval.registry import BUILTIN_INDEXES, index_kinds
+
+    table = Table(title="index kinds")
+    table.add_column("kind")
+    table.add_column("searcher")
+    table.add_column("source")
+    for kind, target in index_kinds().items():
+        table.add_row(kind, target, "built-in" if BUILTIN_INDEXES.get(kind) == target else "plugin")
+    out_console.print(table)
+
+
 def retrieve(
-    index: Path = typer.Option(..., "--index", help="Index folder from `surge index bm25|dense`."),
+    index: Path = typer.Option(..., "--index", help="Index folder from `surge index bm25|dense` (any kind of `surge index list`)."),
     data: str = typer.Option("surge", "--data", help="A built dataset folder (or Hub id)."),
     queries: str = typer.Option("test", "--queries", help="Split whose queries are run (test or train)."),
     query_type: str = typer.Option("titles", "--query-type", help="titles (survey titles, Table 3) or questions (queries.json)."),
     k: int = typer.Option(1000, "--k", help="Papers retrieved per query."),
     out: Path = typer.Option(Path("run.trec"), "--out", help="TREC run file (metadata beside it: <out>.meta.json)."),
     date_cutoff: bool = typer.Option(False, "--date-cutoff", help="Drop papers dated after the query's survey."),
-    model: Path | None = typer.Option(None, "--model", help="Dense only: query encoder (default: the index's model)."),
-    batch_size: int = typer.Option(64, "--batch-size", help="Dense only: queries per forward pass."),
+    model: Path | None = typer.Option(None, "--model", help="Dense (and indexes that take it): query encoder (default: the index's model)."),
+    batch_size: int = typer.Option(64, "--batch-size", help="Dense (and indexes that take it): queries per forward pass."),
     min_cites: int = typer.Option(0, "--min-cites", help="Only queries of surveys whose GT cites at least N papers."),
     exclude_empty: bool = typer.Option(
         False, "--exclude-empty", help="Skip surveys that cite nothing or have no section with 100 characters."),
@@ -147,6 +161,7 @@ def retrieve(
     """Retrieve the top-k papers for each query of a split and write a TREC run."""
     from .filters import SurveyFilter
     from .retrieval.common import read_manifest
+    from .retrieval.registry import index_kinds
     from .retrieval.runs import QUERY_TYPES, run_retrieval
 
     if query_type not in QUERY_TYPES:
@@ -155,10 +170,13 @@ def retrieve(
         kind = read_manifest(index).get("kind")
     except FileNotFoundError as exc:
         _fail(str(exc))
+    if kind not in index_kinds():
+        _fail(f"{index}: unknown index kind {kind!r} (known: {', '.join(index_kinds())}; see `surge index list`)")
     dataset = _open_data(data)
-    kwargs: dict[str, Any] = {}
-    if kind == "dense":
-        kwargs = {"model": None if model is None else str(model), "batch_size": batch_size}
+    # every kind is offered the same options; open_index passes each searcher those it takes
+    kwargs: dict[str, Any] = {"batch_size": batch_size}
+    if model is not None:
+        kwargs["model"] = str(model)
     try:
         meta = run_retrieval(
             index, dataset, out, split=queries, query_type=query_type, k=k, date_cutoff=date_cutoff,

@@ -19,11 +19,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .records import Survey
+from .records import CONTENT_MIN_CHARS, Survey, gt_content_sections
 
 __all__ = ["GT_CONTENT_MIN_CHARS", "SurveyFilter", "filter_qrels", "split_entries"]
 
-GT_CONTENT_MIN_CHARS = 100  # the same threshold as the evaluator's GT sections (evaluation.py)
+GT_CONTENT_MIN_CHARS = CONTENT_MIN_CHARS  # old name; the evaluator's GT sections use the same rule
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,8 @@ class SurveyFilter:
         n = len(survey.all_cites)
         if self.exclude_empty and n == 0:
             return "empty all_cites (--exclude-empty)"
-        if self.exclude_empty and not any(len(s.content) >= GT_CONTENT_MIN_CHARS for s in survey.tree().walk()):
-            return f"no section with {GT_CONTENT_MIN_CHARS} characters of content (--exclude-empty)"
+        if self.exclude_empty and not gt_content_sections(survey):
+            return f"no section with {CONTENT_MIN_CHARS} characters of content (--exclude-empty)"
         if n < self.min_cites:
             return f"{n} cited papers < --min-cites {self.min_cites}"
         return None

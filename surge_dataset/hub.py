@@ -12,11 +12,13 @@ import os
 import shutil
 from pathlib import Path
 
+from .defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NLI_MODEL, DEFAULT_RETRIEVER_BASE_MODEL
+
 #: model -> what needs it (the paper's defaults).
 DEFAULT_MODELS: dict[str, str] = {
-    "cross-encoder/nli-deberta-v3-base": "citation_accuracy (--nli-model)",
-    "BAAI/bge-large-en-v1.5": "shr (--embedding-model)",
-    "roberta-base": "dense retriever training (training/train_retriever.py --model)",
+    DEFAULT_NLI_MODEL: "citation_accuracy (--nli-model)",
+    DEFAULT_EMBEDDING_MODEL: "shr (--embedding-model)",
+    DEFAULT_RETRIEVER_BASE_MODEL: "dense retriever training (training/train_retriever.py --model)",
 }
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "ScriptedJudge",
     "ScriptedJudgeClient",
     "find_released_src",
+    "load_released_modules",
 ]
 
 #: The released evaluator's metric names for the objective metrics (its ``eval_list``).
@@ -228,6 +229,19 @@ def _load_released(src: Path) -> types.ModuleType:
         sys.modules.pop(name, None)
     with _released_import_path(src):
         return importlib.import_module("evaluator")
+
+
+def load_released_modules(src: str | os.PathLike[str] | None = None) -> types.SimpleNamespace:
+    """The released evaluator's modules, imported fresh: ``.evaluator``, ``.markdownParser``,
+    ``.informationFuncs``, ``.structureFuncs``, ``.rougeBleuFuncs`` (to call their functions one by one).
+
+    ``src``: the released ``src`` folder (default :func:`find_released_src`); FileNotFoundError without one.
+    """
+    folder = find_released_src(src)
+    if folder is None:
+        raise FileNotFoundError("the released evaluator's src/ folder was not found (set $SURGE_RELEASED_SRC)")
+    _load_released(folder)
+    return types.SimpleNamespace(**{name: sys.modules[name] for name in _RELEASED_MODULES})
 
 
 def _flatten(result: dict[str, Any]) -> dict[str, float | None]:

@@ -77,6 +77,9 @@ ID_FIELD: dict[str, str] = {"surveys": "survey_id", "corpus": "doc_id", "queries
 
 EXTRA_COLUMN = "extra"  # JSON text of fields the authors may add that we do not know; null when none.
 ROOT_TITLE = "root"
+#: A section "has content" from this many characters on (protocol.md §4, the released evaluator's
+#: ``len(content) >= 100``): GT sections for SHR and ROUGE/BLEU, generated sections for ROUGE/BLEU and CQS.
+CONTENT_MIN_CHARS = 100
 
 _ARROW_KIND: dict[str, pa.DataType] = {
     "int": pa.int64(),
@@ -219,6 +222,32 @@ class Survey:
             extra=load_extra(row.get(EXTRA_COLUMN)),
         )
 
+    @classmethod
+    def from_official(cls, record: dict[str, Any]) -> Survey:
+        """From one object of the official ``surveys.json`` (official keys; missing optional ones are None).
+
+        Lets a caller score against a GT survey it holds as JSON, without a built dataset.
+        """
+        if "structure" not in record or "survey_title" not in record:
+            raise ValueError("a GT survey record needs at least 'survey_title' and 'structure' (surveys.json form)")
+        known = {official for official, _, _ in SURVEY_FIELDS}
+        nodes = [{k: node.get(k) for k in NODE_FIELDS} | {k: v for k, v in node.items() if k not in NODE_FIELDS}
+                 for node in record["structure"]]
+        return cls(
+            survey_id=record.get("survey_id", -1),
+            survey_title=record["survey_title"],
+            authors=list(record.get("authors") or []),
+            year=record.get("year"),
+            date=record.get("date"),
+            category=record.get("category"),
+            abstract=record.get("abstract"),
+            structure=nodes,
+            all_cites=list(record.get("all_cites") or []),
+            bertopic_cd=record.get("Bertopic_CD"),
+            split=record.get("split", "test"),
+            extra={k: v for k, v in record.items() if k not in known and k != "split"},
+        )
+
     def tree(self) -> Section:
         """The heading tree rebuilt from ``parent_id`` links, starting at the node titled ``root``."""
         by_parent: dict[Any, list[dict[str, Any]]] = {}
@@ -248,6 +277,17 @@ class Survey:
     def sections(self, *, min_content_chars: int = 0) -> list[Section]:
         """Non-root sections in document order, optionally only those with enough content."""
         return [s for s in self.tree().walk() if s.depth > 0 and len(s.content) >= min_content_chars]
+
+
+def gt_content_sections(gt: Survey) -> list[tuple[str, str]]:
+    """(title, content) of the GT nodes with content (:data:`CONTENT_MIN_CHARS`), root included: SHR's
+    H_GT and ROUGE/BLEU's references (protocol.md §4).
+
+    Read off the flat ``structure`` list in its order, as the released evaluator does: for a well-formed
+    survey that is the tree's node set, and a node the tree cannot reach still counts.
+    """
+    return [(node["title"], node["content"] or "") for node in gt.structure
+            if len(node["content"] or "") >= CONTENT_MIN_CHARS]
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,8 @@ def _small_generated_survey(data: SurgeData, out: Path) -> None:
 def test_gguf_judge_sqs_cqs_end_to_end(sample_dataset, smollm_spec, smol_llm, tmp_path):
     data = SurgeData.open(sample_dataset)
     _small_generated_survey(data, tmp_path / "generated")
-    config = EvaluationConfig(metrics=["sqs", "cqs"], judge=smollm_spec, judge_weighted=True, judge_max_tries=2)
+    config = EvaluationConfig(metrics=["sqs", "cqs"], judge=smollm_spec, judge_weighted=True, judge_max_tries=2,
+                              judge_style="surge")  # greedy and 4 answer tokens: the released style samples 100
     judge = Judge(smol_llm, weighted=True, max_tries=2, score_tokens=4)
     results = evaluate_run(data, tmp_path / "generated", tmp_path / "r.json", config, judge=judge)
     record = results["surveys"]["1"]

@@ -60,14 +60,17 @@ def test_evaluate_load_surge_namespace_offline_in_a_fresh_process(tmp_path: Path
     assert "surge/shr\t" in install.stdout and (tmp_path / "hf-home" / "modules" / "evaluate_modules").is_dir()
     code = (
         "import evaluate, json\n"
-        "recall = evaluate.load('surge/citation_recall')\n"
+        "rouge = evaluate.load('surge/rouge_bleu')\n"
         "shr = evaluate.load('surge/shr')\n"
-        "out = recall.compute(predictions=[[3, 7, 11]], references=[[3, 7, 8, 9]])\n"
-        "print(json.dumps({'recall': out['recall'], 'shr': type(shr).__name__}))\n"
+        "text = 'Graph networks pass messages between nodes to learn representations of graphs. ' * 3\n"
+        "gt = {'survey_title': 'T', 'structure': [{'id': 0, 'parent_id': None, 'title': 'root', 'content': ''},\n"
+        "      {'id': 1, 'parent_id': 0, 'title': 'Intro', 'content': text}]}\n"
+        "out = rouge.compute(predictions=['# Intro\\n' + text], references=[json.dumps(gt)])\n"
+        "print(json.dumps({'rouge1': out['rouge1'], 'shr': type(shr).__name__}))\n"
     )
     run = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"recall": 0.5, "shr": "SoftHeadingRecall"}
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"rouge1": 1.0, "shr": "SoftHeadingRecall"}
     assert not (work / "surge").exists()
 
 

@@ -13,7 +13,8 @@ import pytest
 
 from surge_dataset import Corpus, SurgeData
 from surge_dataset.data.build import build_dataset
-from surge_dataset.evaluation import EvaluationConfig, _average, discover_passages, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, discover_passages, evaluate_run
+from surge_dataset.evaluation.runner import average
 from surge_dataset.llm import Judge, JudgeRequest, make_llm
 from surge_dataset.llm.parse import parse_score_strict
 from surge_dataset.llm.testing import ScriptedOpenAIServer
@@ -108,10 +109,12 @@ def test_letterless_title_resolves_to_the_last_letterless_corpus_title_only_unde
 
 def test_aggregation_released_counts_undefined_and_failed_folders_as_zero():
     surveys = {"0": {"doc_acc": 0.6, "sqs": 4.0}, "1": {"doc_acc": None, "sqs": None}}
-    released, counts = _average(surveys, ["doc_acc", "sqs"], "released", failed_folders=1)
+    config = EvaluationConfig(metrics=["citation_accuracy", "sqs"], judge="openai:x")
+    released, counts = average(surveys, config, failed_folders=1)
     assert released["doc_acc"] == pytest.approx(0.2) and counts["doc_acc"] == 3
     assert released["sqs"] == 4.0 and counts["sqs"] == 1  # a missing judge answer is left out either way
-    defined, counts = _average(surveys, ["doc_acc"], "defined", failed_folders=1)
+    config = EvaluationConfig(metrics=["citation_accuracy"], aggregate="defined")
+    defined, counts = average(surveys, config, failed_folders=1)
     assert defined["doc_acc"] == 0.6 and counts["doc_acc"] == 1
 
 
@@ -195,3 +198,10 @@ def test_space_requirements_name_an_installable_surge_bench():
     assert "surge-bench" not in text.splitlines()[1:]
     with pytest.raises(ValueError, match="not on PyPI"):
         space_requirements(folder, "surge-bench")
+
+
+def test_a_null_abstract_reads_none_under_official_like_the_released_f_string():
+    paper = Paper(doc_id=2, title="T", abstract=None)
+    assert nli_pair("doc", paper, "S", "official")[0] == "There is a paper. Title: 'T'. Abstract: 'None'"
+    assert nli_pair("sec", paper, "H", "official")[1] == "There is a paper. Title: 'T'. Abstract: None"
+    assert nli_pair("sec", paper, "H", "paper")[0] == "There is a paper. Title: 'T'. Abstract: "

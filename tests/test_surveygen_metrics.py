@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from surge_dataset.scoring.batch import batch_citation_prf, batch_sim, batch_structure_overlap
+from surge_dataset.evaluation import compute
 from surge_dataset.scoring.surveygen_metrics import (
     citation_prf,
     generated_top_level,
@@ -56,8 +56,6 @@ def test_citation_prf_hand_computed():
     assert citation_prf(["a" * 9], ["a" * 10])["matched"] == 0
     assert citation_prf([], gt) == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "matched": 0, "generated": 0, "gt": 5}
     assert citation_prf(generated, [])["recall"] is None
-    batch = batch_citation_prf([generated, []], [gt, gt])
-    assert batch["f1"] == pytest.approx((2 * 0.75 * 0.6 / 1.35) / 2)
 
 
 def test_greedy_matching_is_one_to_one():
@@ -79,8 +77,11 @@ def test_structure_overlap_hand_computed():
     # Future Work matches nothing (0.707): 3 matches -> 2*3 / (4 + 4)
     assert structure_overlap(gt, generated, encoder) == pytest.approx(0.75)
     assert structure_overlap(gt, [], encoder) == 0.0 and structure_overlap([], [], encoder) is None
-    batch = batch_structure_overlap([generated + ["References"]], [gt + ["Acknowledgements"]], encoder=encoder)
-    assert batch["structure_overlap"] == pytest.approx(0.75)
+    # through the engine, on Markdown and a GT record: non-content sections are left out on both sides
+    markdown = "".join(f"# {h}\n\nText.\n" for h in [*generated, "References"])
+    record = _record([(0, None, "root", ""), *[(i, 0, t, "") for i, t in enumerate([*gt, "Acknowledgements"], 1)]])
+    result = compute("structure_overlap", [markdown], [record], encoder=encoder, protocol="paper")
+    assert result["structure_overlap"] == pytest.approx(0.75)
 
 
 def test_top_level_sections_and_non_content():
@@ -102,6 +103,12 @@ def test_survey_similarity_hand_computed():
     assert survey_similarity(["a"], [], encoder) == 0.0 and survey_similarity([], ["a"], encoder) is None
 
 
+def _record(nodes) -> dict:
+    """A GT survey in the official surveys.json form (what compute() takes as a reference)."""
+    return {"survey_title": "T", "all_cites": [], "structure": [
+        {"id": i, "parent_id": p, "title": t, "content": c} for i, p, t, c in nodes]}
+
+
 class BagOfWords:
     """Word counts hashed into 64 dimensions: equal texts embed equally, unrelated texts far apart."""
 
@@ -115,12 +122,14 @@ class BagOfWords:
         return out
 
 
-def test_batch_sim_on_markdown():
-    text = "# Graph networks\nGraph neural networks pass messages along edges to learn node representations."
+def test_sim_on_markdown_against_a_gt_record():
+    body = "Graph neural networks pass messages along edges to learn node representations."
+    text = f"# Graph networks\n{body}"
     other = "# Cooking\nA good risotto needs patience, stock added slowly and constant stirring."
-    result = batch_sim([text, other, ""], [text, text, text], encoder=BagOfWords())
-    assert result["per_survey"][0] == pytest.approx(1.0) and result["per_survey"][1] < 0.5
-    assert result["per_survey"][2] == 0.0
+    record = _record([(0, None, "root", ""), (1, 0, "Graph networks", body)])
+    result = compute("sim", [text, other, ""], [record] * 3, encoder=BagOfWords(), protocol="paper")
+    sims = [r["sim"] for r in result["per_survey"]]
+    assert sims[0] == pytest.approx(1.0) and sims[1] < 0.5 and sims[2] == 0.0
 
 
 def test_evaluate_run_surveygen_metrics_on_gt_as_generated(sample_dataset, tmp_path):

@@ -29,7 +29,9 @@ and runs under ``accelerate launch``:
    papers as candidates but masks those known to be relevant to the query.
 2. Random corpus negatives re-drawn per epoch are a function of (seed, epoch, pair) in our collate
    function; with the trainer they need a dataset transform fed by a callback.
-3. The loop is ~300 lines and every step is visible.
+3. The loop is ~170 lines and every step is visible; its pieces are plain functions in
+   ``surge_dataset/retrieval/training.py`` (pairs, negatives, batches, loss, held-out Recall@k) and
+   ``surge_dataset/retrieval/training_run.py`` (logging, checkpoints, the saved model), importable on their own.
 
 The known traps of a hand-written loop, and how this script avoids each:
 
@@ -62,12 +64,9 @@ import contextlib
 import dataclasses
 import json
 import math
-import os
 import re
-import shutil
 import sys
 import time
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,12 +78,38 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run from a checkout without installing the package
     sys.path.insert(0, str(REPO_ROOT))
 
+# The reusable parts (importable without this script): data pairs, negatives, batches, the encoder's
+# forward pass and loss, held-out Recall@k; logging, checkpoints, the saved model, mixed precision.
+from surge_dataset.defaults import DEFAULT_RETRIEVER_BASE_MODEL  # noqa: E402 - after the sys.path fix above
+from surge_dataset.retrieval.training import (  # noqa: E402
+    CorpusTexts,
+    Pairs,
+    build_pairs,
+    build_queries,
+    cls_vectors,
+    contrastive_loss,
+    draw_negatives,
+    epoch_batches,
+    evaluate_recall,
+    load_encoder,
+    split_surveys,
+    tokenize,
+)
+from surge_dataset.retrieval.training_run import (  # noqa: E402
+    Logger,
+    checkpoints,
+    progress_bar,
+    resolve_mixed_precision,
+    save_checkpoint,
+    save_model,
+)
+
 
 @dataclass
 class TrainConfig:
     """Every field is a YAML key and a ``--flag`` (underscores become dashes)."""
 
-    model: str = "roberta-base"
+    model: str = DEFAULT_RETRIEVER_BASE_MODEL
     data: str = "surge"
     output_dir: str = "runs/retriever"
     epochs: int = 10
@@ -221,301 +246,6 @@ def load_config(argv: list[str] | None = None) -> TrainConfig:
 
 
 # --------------------------------------------------------------------------------------------------
-# Data: training pairs, held-out surveys, the corpus
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Pairs:
-    """(query text, positive doc id) pairs, with each query's full relevant set for masking."""
-
-    texts: list[str]
-    positives: np.ndarray  # doc id per pair
-    relevant: list[frozenset[int]]  # per pair: every paper relevant to its query
-
-
-def split_surveys(data: Any, holdout_fraction: float, seed: int) -> tuple[set[int], set[int]]:
-    """Train-split surveys with citations -> (training ids, held-out ids), by a seeded shuffle."""
-    ids = sorted(s.survey_id for s in data.surveys("train") if s.all_cites)
-    if not ids:
-        raise SystemExit("the train split has no survey with citations: nothing to train on")
-    n_hold = 0 if holdout_fraction <= 0 or len(ids) < 2 else max(1, round(holdout_fraction * len(ids)))
-    order = np.random.default_rng(seed).permutation(len(ids))
-    held = {ids[i] for i in order[:n_hold]}
-    return set(ids) - held, held
-
-
-def build_queries(data: Any, survey_ids: set[int], kinds: list[str]) -> list[tuple[str, frozenset[int]]]:
-    """(query text, relevant doc ids) for the given train surveys: titles and/or questions."""
-    out: list[tuple[str, frozenset[int]]] = []
-    if "titles" in kinds:
-        out += [(s.survey_title, frozenset(s.all_cites)) for s in data.surveys("train") if s.survey_id in survey_ids]
-    if "questions" in kinds:
-        out += [
-            (q.prefix_titles_query or "", frozenset(q.cites))
-            for q in data.queries("train")
-            if q.survey_id in survey_ids and q.cites and q.prefix_titles_query
-        ]
-    return [(text, rel) for text, rel in out if rel]
-
-
-def build_pairs(queries: list[tuple[str, frozenset[int]]], known: np.ndarray) -> Pairs:
-    """One pair per (query, cited paper present in the corpus)."""
-    texts, positives, relevant = [], [], []
-    known_set = set(known.tolist())
-    for text, rel in queries:
-        for doc in sorted(rel):
-            if doc in known_set:
-                texts.append(text)
-                positives.append(doc)
-                relevant.append(rel)
-    return Pairs(texts, np.asarray(positives, dtype=np.int64), relevant)
-
-
-class CorpusTexts:
-    """Paper text by doc id from the dataset's memory-mapped corpus index (shared by all processes)."""
-
-    def __init__(self, data: Any):
-        from surge_dataset.retrieval.common import document_text
-
-        self._document_text = document_text
-        self.corpus = data.corpus
-        ids = [b.column("doc_id").to_numpy() for b in data.iter_corpus_batches(["doc_id"])]
-        self.doc_ids = np.concatenate(ids).astype(np.int64)
-
-    def texts(self, doc_ids: Any) -> list[str]:
-        papers = self.corpus.get([int(d) for d in doc_ids])
-        return ["" if p is None else self._document_text(p.title, p.abstract) for p in papers]
-
-
-def draw_negatives(doc_ids: np.ndarray, relevant: frozenset[int], n: int, rng: np.random.Generator) -> list[int]:
-    """``n`` random corpus papers not relevant to the query (uniform, with replacement across queries)."""
-    out: list[int] = []
-    while len(out) < n:
-        for doc in doc_ids[rng.integers(0, len(doc_ids), size=n - len(out))].tolist():
-            if doc not in relevant:
-                out.append(doc)
-        if len(relevant) >= len(doc_ids):
-            raise SystemExit("every corpus paper is relevant to a query: no negatives can be drawn")
-    return out
-
-
-def epoch_batches(n_pairs: int, batch_size: int, world: int, seed: int, epoch: int) -> np.ndarray:
-    """The epoch's pair indices as [steps, world, batch]: a seeded shuffle, incomplete tail dropped."""
-    per_step = batch_size * world
-    steps = n_pairs // per_step
-    if steps == 0:
-        raise SystemExit(
-            f"{n_pairs} training pairs cannot fill one step of {batch_size} x {world} processes; "
-            "lower --batch-size"
-        )
-    order = np.random.default_rng([seed, epoch]).permutation(n_pairs)[: steps * per_step]
-    return order.reshape(steps, world, batch_size)
-
-
-# --------------------------------------------------------------------------------------------------
-# Model pieces
-# --------------------------------------------------------------------------------------------------
-
-
-def tokenize(tokenizer: Any, texts: list[str], max_length: int, device: Any) -> dict[str, Any]:
-    batch = tokenizer(texts, truncation=True, max_length=max_length, padding=True, return_tensors="pt")
-    return {k: v.to(device) for k, v in batch.items() if k in ("input_ids", "attention_mask")}
-
-
-def cls_vectors(model: Any, batch: dict[str, Any]) -> Any:
-    return model(**batch).last_hidden_state[:, 0]
-
-
-def contrastive_loss(q: Any, d: Any, n_candidates: int, relevant: list[frozenset[int]], doc_ids: list[int],
-                     in_batch: bool) -> Any:
-    """Softmax cross-entropy: each query against its own positive (index 0) and negatives.
-
-    With ``in_batch``, every paper of the batch is a candidate, except those relevant to the query
-    other than its own positive (they would be false negatives).
-    """
-    import torch
-    import torch.nn.functional as F
-
-    batch = q.shape[0]
-    if not in_batch:
-        scores = torch.einsum("bh,bkh->bk", q, d.view(batch, n_candidates, -1))
-        target = torch.zeros(batch, dtype=torch.long, device=q.device)
-        return F.cross_entropy(scores.float(), target)
-    scores = (q @ d.T).float()
-    target = torch.arange(batch, device=q.device) * n_candidates
-    mask = torch.zeros_like(scores, dtype=torch.bool)
-    for i in range(batch):
-        for j, doc in enumerate(doc_ids):
-            if j != i * n_candidates and doc in relevant[i]:
-                mask[i, j] = True
-    return F.cross_entropy(scores.masked_fill(mask, float("-inf")), target)
-
-
-def evaluate_recall(accelerator: Any, model: Any, tokenizer: Any, config: TrainConfig,
-                    queries: list[tuple[str, frozenset[int]]], pool: np.ndarray, corpus: CorpusTexts) -> dict[str, float]:
-    """Recall@k of held-out queries over ``pool`` (papers encoded across processes, then gathered)."""
-    import torch
-
-    if not queries:
-        return {}
-    net = accelerator.unwrap_model(model)
-    net.eval()
-    world, rank = accelerator.num_processes, accelerator.process_index
-    per_rank = math.ceil(len(pool) / world)
-    mine = pool[rank * per_rank : (rank + 1) * per_rank]
-    mine = np.concatenate([mine, np.repeat(pool[-1:], per_rank - len(mine))])  # equal sizes for gather
-    vectors = []
-    with torch.no_grad(), accelerator.autocast():
-        for start in range(0, len(mine), config.eval_batch_size):
-            ids = mine[start : start + config.eval_batch_size]
-            batch = tokenize(tokenizer, corpus.texts(ids), config.max_doc_length, accelerator.device)
-            vectors.append(cls_vectors(net, batch).float())
-        docs = accelerator.gather(torch.cat(vectors)).cpu().numpy()[: len(pool)]
-        qv = []
-        texts = [t for t, _ in queries]
-        for start in range(0, len(texts), config.eval_batch_size):
-            batch = tokenize(tokenizer, texts[start : start + config.eval_batch_size], config.max_query_length,
-                             accelerator.device)
-            qv.append(cls_vectors(net, batch).float().cpu().numpy())
-    net.train()
-    scores = np.concatenate(qv) @ docs.T
-    ranking = np.argsort(-scores, axis=1, kind="stable")
-    out: dict[str, float] = {}
-    for k in config.eval_ks:
-        top = pool[ranking[:, :k]]
-        recalls = [len(set(top[i].tolist()) & rel) / len(rel) for i, (_, rel) in enumerate(queries)]
-        out[f"recall@{k}"] = float(np.mean(recalls))
-    return out
-
-
-# --------------------------------------------------------------------------------------------------
-# Logging and checkpoints
-# --------------------------------------------------------------------------------------------------
-
-
-class Logger:
-    """JSON lines (always) and TensorBoard (when installed); main process only."""
-
-    def __init__(self, output_dir: Path, enabled: bool):
-        self.enabled = enabled
-        self.path = output_dir / "log.jsonl"
-        self.tb = None
-        self.bar: Any = None  # the progress bar, when one is drawn: log lines are printed above it
-        if enabled:
-            output_dir.mkdir(parents=True, exist_ok=True)
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-
-                self.tb = SummaryWriter(str(output_dir / "tensorboard"))
-            except ImportError:
-                self.tb = None
-
-    def log(self, event: str, **values: Any) -> None:
-        if not self.enabled:
-            return
-        record = {"event": event, "time": round(time.time(), 3), **values}
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
-        if self.bar is not None:
-            self.bar.write(json.dumps(record), file=sys.stdout)
-        else:
-            print(json.dumps(record), flush=True)
-        if self.tb is not None and "step" in values:
-            for key, value in values.items():
-                if isinstance(value, (int, float)) and key != "step":
-                    self.tb.add_scalar(f"{event}/{key}", value, values["step"])
-
-    def close(self) -> None:
-        if self.tb is not None:
-            self.tb.close()
-
-
-def progress_bar(total: int, initial: int, *, enabled: bool) -> Any:
-    """A tqdm bar over optimizer steps on stderr (loss, lr, epoch as postfix), or None when disabled.
-
-    Off a terminal (Slurm or CI logs) it redraws every 30 s instead of ten times a second, so a log
-    shows the progress without drowning in it.
-    """
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    interactive = sys.stderr.isatty()
-    return tqdm(total=total, initial=initial, desc="training", unit="step", file=sys.stderr, dynamic_ncols=interactive,
-                mininterval=0.5 if interactive else 30.0)
-
-
-def checkpoints(output_dir: Path) -> list[Path]:
-    found = [p for p in (output_dir / "checkpoints").glob("checkpoint-*") if (p / "trainer_state.json").is_file()]
-    return sorted(found, key=lambda p: int(p.name.split("-")[-1]))
-
-
-def save_checkpoint(accelerator: Any, output_dir: Path, state: dict[str, Any], limit: int) -> Path:
-    path = output_dir / "checkpoints" / f"checkpoint-{state['global_step']}"
-    accelerator.save_state(str(path))
-    if accelerator.is_main_process:
-        from surge_dataset.io import atomic_write_json
-
-        # written last and atomically: its presence marks a complete checkpoint for --resume latest
-        atomic_write_json(path / "trainer_state.json", state)
-        for old in checkpoints(output_dir)[:-limit] if limit > 0 else []:
-            shutil.rmtree(old, ignore_errors=True)
-    accelerator.wait_for_everyone()
-    return path
-
-
-def save_model(accelerator: Any, model: Any, tokenizer: Any, config: TrainConfig, path: Path,
-               extra: dict[str, Any]) -> None:
-    """A plain Hugging Face checkpoint + ``surge_retriever.json`` + sentence-transformers files (CLS)."""
-    net = accelerator.unwrap_model(model)
-    if accelerator.is_main_process:
-        if path.exists():
-            shutil.rmtree(path)
-        net.save_pretrained(str(path), state_dict=accelerator.get_state_dict(model))
-        tokenizer.save_pretrained(str(path))
-        retriever = {
-            "pooling": "cls", "similarity": "dot", "shared_encoder": True,
-            "document_text": "title + ' ' + abstract",
-            "max_query_length": config.max_query_length, "max_doc_length": config.max_doc_length,
-            "trained_with": "training/train_retriever.py", **extra,
-        }
-        (path / "surge_retriever.json").write_text(json.dumps(retriever, indent=2), encoding="utf-8")
-        modules = [
-            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-        ]
-        (path / "modules.json").write_text(json.dumps(modules, indent=2), encoding="utf-8")
-        (path / "sentence_bert_config.json").write_text(
-            json.dumps({"max_seq_length": config.max_doc_length, "do_lower_case": False}), encoding="utf-8"
-        )
-        (path / "1_Pooling").mkdir(exist_ok=True)
-        (path / "1_Pooling" / "config.json").write_text(
-            json.dumps({"word_embedding_dimension": net.config.hidden_size, "pooling_mode_cls_token": True,
-                        "pooling_mode_mean_tokens": False, "pooling_mode_max_tokens": False,
-                        "pooling_mode_mean_sqrt_len_tokens": False}, indent=2),
-            encoding="utf-8",
-        )
-    accelerator.wait_for_everyone()
-
-
-def resolve_mixed_precision(requested: str, has_cuda: bool) -> str | None:
-    """None lets ``accelerate launch --mixed_precision`` decide; see the module docstring."""
-    launcher = os.environ.get("ACCELERATE_MIXED_PRECISION")
-    if requested == "auto":
-        if launcher and launcher != "no":
-            choice: str | None = None if has_cuda else "no"
-        else:
-            choice = "fp16" if has_cuda else "no"
-    else:
-        choice = requested
-    if not has_cuda and (choice in ("fp16", "bf16") or (choice is None and launcher not in (None, "no"))):
-        warnings.warn("mixed precision on a CPU is slower than fp32 (bf16: ~2.5x); training in fp32", stacklevel=2)
-        choice = "no"
-    return choice
-
-
-# --------------------------------------------------------------------------------------------------
 # Training
 # --------------------------------------------------------------------------------------------------
 
@@ -524,7 +254,6 @@ def train(config: TrainConfig) -> dict[str, Any]:
     import torch
     from accelerate import Accelerator
     from accelerate.utils import set_seed
-    from transformers import AutoModel, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
     from surge_dataset.data.dataset import SurgeData
@@ -553,11 +282,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
         sample = rng_pool.choice(corpus.doc_ids, size=config.eval_corpus_size, replace=False)
         pool = np.unique(np.concatenate([sample, np.asarray(held_positive, dtype=np.int64)]))
 
-    tokenizer = AutoTokenizer.from_pretrained(config.model)
-    try:
-        model = AutoModel.from_pretrained(config.model, add_pooling_layer=False)
-    except TypeError:
-        model = AutoModel.from_pretrained(config.model)
+    tokenizer, model = load_encoder(config.model)
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight")
     groups = [
         {"params": [p for n, p in model.named_parameters() if not any(t in n for t in no_decay)],
@@ -689,6 +414,32 @@ def train(config: TrainConfig) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     train(load_config(argv))
+
+__all__ = [
+    "FLAG_HELP",
+    "CorpusTexts",
+    "Logger",
+    "Pairs",
+    "TrainConfig",
+    "build_pairs",
+    "build_parser",
+    "build_queries",
+    "checkpoints",
+    "cls_vectors",
+    "contrastive_loss",
+    "draw_negatives",
+    "epoch_batches",
+    "evaluate_recall",
+    "load_config",
+    "main",
+    "progress_bar",
+    "resolve_mixed_precision",
+    "save_checkpoint",
+    "save_model",
+    "split_surveys",
+    "tokenize",
+    "train",
+]
 
 
 if __name__ == "__main__":

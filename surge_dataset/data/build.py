@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..io import atomic_directory, atomic_write_json
-from ..normalize import normalise_title
+from ..normalise import normalise_title
 from ..records import (
     EXTRA_COLUMN,
     FIELDS_BY_CONFIG,

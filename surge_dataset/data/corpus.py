@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..normalize import normalise_title
+from ..normalise import normalise_title
 from ..records import Paper
 
 INDEX_DIR = "index"

@@ -46,10 +46,14 @@ class JudgeRequest:
     low: int = 0
     high: int = 5
     max_points: int | None = None
+    #: ``surge`` or ``released`` (see the module docstring); None = the judge's default style.
+    style: str | None = None
 
     @classmethod
-    def score(cls, messages: Sequence[dict[str, str]], low: int, high: int) -> JudgeRequest:
-        return cls(as_conversation(messages), "score", low, high)
+    def score(cls, messages: Sequence[dict[str, str]], low: int, high: int, *, style: str | None = None) -> JudgeRequest:
+        if style is not None and style not in JUDGE_STYLES:
+            raise ValueError(f"judge style must be one of {', '.join(JUDGE_STYLES)}, not {style!r}")
+        return cls(as_conversation(messages), "score", low, high, style=style)
 
     @classmethod
     def points(cls, messages: Sequence[dict[str, str]], max_points: int | None = None) -> JudgeRequest:
@@ -121,11 +125,12 @@ class Judge:
         self.llm = llm
         self.max_tries = max_tries
         self.weighted = weighted
-        released = style == "released"
         self.settings = {
-            "score": GenerationSettings(max_new_tokens=RELEASED_SCORE_TOKENS, temperature=RELEASED_TEMPERATURE)
-            if released else GenerationSettings(max_new_tokens=score_tokens),
-            "points": GenerationSettings(max_new_tokens=points_tokens),
+            ("score", "surge"): GenerationSettings(max_new_tokens=score_tokens),
+            ("score", "released"): GenerationSettings(max_new_tokens=RELEASED_SCORE_TOKENS,
+                                                      temperature=RELEASED_TEMPERATURE),
+            ("points", "surge"): GenerationSettings(max_new_tokens=points_tokens),
+            ("points", "released"): GenerationSettings(max_new_tokens=points_tokens),
         }
         self.stats = JudgeStats()
         self._memo: dict[JudgeRequest, JudgeOutcome] = {}
@@ -147,7 +152,7 @@ class Judge:
 
     def _parse(self, request: JudgeRequest, answer: str | None) -> int | tuple[str, ...] | None:
         if request.kind == "score":
-            if self.style == "released":
+            if self._style(request) == "released":
                 return parse_score_strict(answer, request.low, request.high)
             return parse_score(answer, request.low, request.high)
         points = parse_points(answer, request.max_points)
@@ -168,12 +173,12 @@ class Judge:
             if not active:
                 break
             still = []
-            for kind in ("score", "points"):
-                group = [i for i in active if states[i].request.kind == kind]
+            for kind, style in self.settings:
+                group = [i for i in active if (states[i].request.kind, self._style(states[i].request)) == (kind, style)]
                 if not group:
                     continue
-                settings = self.settings[kind]
-                if self._reasks(kind):  # the same conversation again: a new draw, its own cache entry
+                settings = self.settings[kind, style]
+                if self._reasks(states[group[0]].request):  # the same question again: a new draw, own cache entry
                     settings = replace(settings, sample=attempt)
                 completions = self.llm.generate([states[i].conversation for i in group], settings)
                 for i, completion in zip(group, completions, strict=True):
@@ -194,7 +199,7 @@ class Judge:
                         continue
                     self.stats.invalid_answers += 1
                     if attempt + 1 < self.max_tries:
-                        if not self._reasks(kind):
+                        if not self._reasks(state.request):
                             state.conversation = (*state.conversation, ("assistant", completion.text),
                                                   self._follow_up(state.request))
                         still.append(i)
@@ -205,9 +210,12 @@ class Judge:
             active = sorted(still)
         return [final[i] for i in range(len(states))]
 
-    def _reasks(self, kind: str) -> bool:
+    def _style(self, request: JudgeRequest) -> str:
+        return request.style or self.style
+
+    def _reasks(self, request: JudgeRequest) -> bool:
         """Released style re-asks a score question unchanged instead of following up in the conversation."""
-        return self.style == "released" and kind == "score"
+        return request.kind == "score" and self._style(request) == "released"
 
     def _add_weighted(self, requests: list[JudgeRequest], outcomes: list[JudgeOutcome]) -> list[JudgeOutcome]:
         result = list(outcomes)

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..defaults import DEFAULT_EMBEDDING_MODEL
 from .base import load_model, model_fingerprint, resolve_dtype
 from .cache import CacheDir, EngineStats, ScoreCache, cached_vectors
 
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["DEFAULT_EMBEDDING_MODEL", "EMBEDDING_METRICS", "Embedder", "TextEncoder", "l2_normalize"]
+__all__ = ["DEFAULT_EMBEDDING_MODEL", "EMBEDDING_METRICS", "Embedder", "TextEncoder", "l2_normalise", "l2_normalize"]
 
-DEFAULT_EMBEDDING_MODEL = "BAAI/bge-large-en-v1.5"
 #: What fails without an embedding model (named in load errors).
 EMBEDDING_METRICS: tuple[str, ...] = ("SHR",)
 
@@ -34,11 +34,15 @@ class TextEncoder(Protocol):
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-def l2_normalize(vectors: np.ndarray) -> np.ndarray:
+def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length in float32; all-zero rows stay zero instead of becoming NaN."""
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
     return vectors / np.where(norms == 0, 1.0, norms)
+
+
+#: Old spelling, kept for existing imports.
+l2_normalize = l2_normalise
 
 
 class Embedder:
@@ -106,7 +110,7 @@ class Embedder:
                 convert_to_numpy=True,
                 normalize_embeddings=True,
             )
-        return l2_normalize(np.asarray(out, dtype=np.float32).reshape(len(texts), -1))
+        return l2_normalise(np.asarray(out, dtype=np.float32).reshape(len(texts), -1))
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """float32 array ``[len(texts), dim]`` of unit rows, in input order."""

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..defaults import DEFAULT_NER_MODEL
 from .base import load_model, model_fingerprint, resolve_device
 
 __all__ = ["DEFAULT_NER_MODEL", "NERExtractor"]
-
-DEFAULT_NER_MODEL = "dslim/bert-base-NER"
 
 
 class NERExtractor:

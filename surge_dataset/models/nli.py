@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..defaults import DEFAULT_NLI_MODEL
 from .base import load_model, model_fingerprint, resolve_dtype
 from .cache import CacheDir, EngineStats, ScoreCache, cached_vectors
 
@@ -28,7 +29,6 @@ __all__ = [
     "canonical_permutation",
 ]
 
-DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-base"
 #: Column order of every ``logits`` array this package hands out.
 CANONICAL_LABELS: tuple[str, str, str] = ("contradiction", "entailment", "neutral")
 #: What fails without an NLI model (named in load errors).

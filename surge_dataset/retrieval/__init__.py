@@ -1,16 +1,18 @@
 """Retrieval over the SurGE corpus: BM25 and the paper's dense retriever, TREC runs, Recall@k, exports.
 
 Heavy libraries (bm25s, torch, faiss, ranx) are imported inside the functions that need them, so
-importing this package is cheap.
+importing this package is cheap. :func:`open_index` finds the searcher of an index folder in the index
+registry (:mod:`.registry`: built-in kinds, :func:`register_index`, the ``surge.indexes`` entry points).
 """
 
 from __future__ import annotations
 
 from .bm25 import BM25Index, build_bm25_index
-from .common import Hit, document_text, open_index, to_day
+from .common import Hit, document_text, to_day
 from .dense import DenseEncoder, DenseIndex, encode_corpus
 from .evaluation import METRICS, evaluate_run
 from .export import export_retrieval
+from .registry import available_index_kinds, index_kinds, open_index, register_index, unregister_index
 from .runs import (
     QUERY_TYPES,
     RetrievalQuery,
@@ -33,20 +35,24 @@ __all__ = [
     "DenseIndex",
     "Hit",
     "RetrievalQuery",
+    "available_index_kinds",
     "build_bm25_index",
     "document_text",
     "encode_corpus",
     "evaluate_run",
     "export_retrieval",
+    "index_kinds",
     "load_qrels",
     "load_queries",
     "open_index",
     "read_run_metadata",
     "read_trec_qrels",
     "read_trec_run",
+    "register_index",
     "retrieve",
     "run_retrieval",
     "to_day",
+    "unregister_index",
     "write_trec_qrels",
     "write_trec_run",
 ]

@@ -140,17 +140,3 @@ def allowed_mask(doc_days: np.ndarray, cutoff_day: int | None) -> np.ndarray | N
     if cutoff_day is None:
         return None
     return np.asarray(doc_days) <= cutoff_day
-
-
-def open_index(index_dir: str | Path, **kwargs: Any) -> Searcher:
-    """Open a BM25 or dense index folder by its manifest's ``kind``."""
-    kind = read_manifest(index_dir).get("kind")
-    if kind == "bm25":
-        from .bm25 import BM25Index
-
-        return BM25Index.load(index_dir, **{k: v for k, v in kwargs.items() if k == "backend"})
-    if kind == "dense":
-        from .dense import DenseIndex
-
-        return DenseIndex.load(index_dir, **kwargs)
-    raise ValueError(f"{index_dir}: unknown index kind {kind!r}")

@@ -26,7 +26,8 @@ from typing import Any
 
 from ..filters import SurveyFilter, kept_query_ids
 from ..io import atomic_write_json, atomic_write_text
-from .common import Hit, Searcher, day_to_iso, open_index, read_manifest, to_day
+from .common import Hit, Searcher, day_to_iso, read_manifest, to_day
+from .registry import open_index
 
 QUERY_TYPES = ("titles", "questions")
 META_SUFFIX = ".meta.json"

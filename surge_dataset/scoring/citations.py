@@ -8,7 +8,7 @@ protocol.md §4 lists; both live side by side so the difference is visible in on
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -18,6 +18,8 @@ from ..records import Paper
 
 CONTRADICTION, ENTAILMENT, NEUTRAL = 0, 1, 2  # canonical logit columns (surge_dataset.models.nli)
 PROTOCOLS = ("official", "paper")
+#: Citation accuracy's levels: document (Doc-Acc), section (Sec-Acc), sentence (Sent-Acc).
+LEVELS = ("doc", "sec", "sent")
 
 Pair = tuple[str, str]
 
@@ -29,13 +31,14 @@ class NLILogits(Protocol):
 # ------------------------------------------------------------------------------------------ templates
 
 
-def premise(paper: Paper, *, quote_abstract: bool = False) -> str:
+def premise(paper: Paper, *, quote_abstract: bool = False, missing_abstract: str = "") -> str:
     """The cited paper as NLI premise (protocol.md §4).
 
     The released evaluator quotes the abstract at document level only
     (``Abstract: '<A>'``); section and sentence level, and the paper's text, leave it unquoted.
+    ``missing_abstract`` stands for a null abstract: the released code formats it as ``None``.
     """
-    abstract = paper.abstract or ""
+    abstract = paper.abstract if paper.abstract is not None else missing_abstract
     if quote_abstract:
         abstract = f"'{abstract}'"
     return f"There is a paper. Title: '{paper.title}'. Abstract: {abstract}"
@@ -63,17 +66,23 @@ def nli_pair(level: str, paper: Paper, context: str, protocol: str) -> Pair:
     hypothesis = {"doc": doc_hypothesis, "sec": section_hypothesis, "sent": sentence_hypothesis}[level](paper, context)
     if protocol == "official":
         if level == "doc":
-            return premise(paper, quote_abstract=True), hypothesis
-        return hypothesis, premise(paper)
+            return premise(paper, quote_abstract=True, missing_abstract="None"), hypothesis
+        return hypothesis, premise(paper, missing_abstract="None")
     return premise(paper), hypothesis
 
 
 def nli_item_score(logits: Sequence[float], protocol: str) -> float:
     """1 if entailment is the top label, 0.5 for neutral, else 0.
 
-    ``official``: neutral earns 0.5 only when the entailment logit also exceeds the contradiction
-    logit (the released evaluator's condition); ``paper``: neutral always earns 0.5.
+    ``official``: the released evaluator's strict comparisons -- a label tied for the top is not the
+    top (entailment equal to neutral scores 0), and neutral earns 0.5 only when the entailment logit
+    also exceeds the contradiction logit. ``paper``: the arg-max label; neutral always earns 0.5.
     """
+    if protocol == "official":
+        c, e, n = logits[CONTRADICTION], logits[ENTAILMENT], logits[NEUTRAL]
+        if e > c and e > n:
+            return 1.0
+        return 0.5 if n > c and n > e and e > c else 0.0
     top = int(np.argmax(logits))
     if top == ENTAILMENT:
         return 1.0
@@ -150,9 +159,11 @@ def accuracy_pairs(
     gt_title: str,
     gt_cites: Iterable[int],
     protocol: str,
+    levels: Collection[str] = LEVELS,
 ) -> list[Pair]:
     """Every NLI pair :func:`citation_accuracy` will ask for (so a run can score them all in one batch)."""
-    return [pair for _, _, pair in _plan(references, citations, papers, gt_title, set(gt_cites), protocol) if pair]
+    plan = _plan(references, citations, papers, gt_title, set(gt_cites), protocol, levels)
+    return [pair for _, _, pair in plan if pair]
 
 
 def _paper(references: Mapping[int, int | None], papers: Mapping[int, Paper], number: int) -> Paper | None:
@@ -160,22 +171,26 @@ def _paper(references: Mapping[int, int | None], papers: Mapping[int, Paper], nu
     return papers.get(doc_id) if doc_id is not None else None
 
 
-def _plan(references, citations, papers, gt_title, gt_cites, protocol):
-    """(level, item, pair-or-None) for every scored item; None pair = scored without the model."""
+def _plan(references, citations, papers, gt_title, gt_cites, protocol, levels=LEVELS):
+    """(level, item, pair-or-None) for every scored item of ``levels``; None pair = scored without the model."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; expected one of {PROTOCOLS}")
+    unknown = set(levels) - set(LEVELS)
+    if unknown:
+        raise ValueError(f"unknown citation accuracy level(s) {sorted(unknown)}; expected some of {LEVELS}")
     plan: list[tuple[str, _Item, Pair | None]] = []
     citation_items = [_Item("citation", c.number, c.heading, c.sentence) for c in citations]
     # document level: over the reference-list entries (released evaluator) or over citation instances
     doc_items = [_Item("reference", n, None, None) for n in references] if protocol == "official" else citation_items
-    for item in doc_items:
+    for item in doc_items if "doc" in levels else ():
         paper = _paper(references, papers, item.number)
         needs_model = paper is not None and references[item.number] not in gt_cites
         plan.append(("doc", item, nli_pair("doc", paper, gt_title, protocol) if needs_model else None))
     for item in citation_items:
         paper = _paper(references, papers, item.number)
-        plan.append(("sec", item, nli_pair("sec", paper, item.heading, protocol) if paper else None))
-        plan.append(("sent", item, nli_pair("sent", paper, item.sentence, protocol) if paper else None))
+        for level, context in (("sec", item.heading), ("sent", item.sentence)):
+            if level in levels:
+                plan.append((level, item, nli_pair(level, paper, context, protocol) if paper else None))
     return plan
 
 
@@ -189,6 +204,7 @@ def citation_accuracy(
     *,
     protocol: str = "official",
     with_details: bool = False,
+    levels: Collection[str] = LEVELS,
 ) -> AccuracyResult:
     """Doc-Acc, Sec-Acc and Sent-Acc of one generated survey.
 
@@ -196,10 +212,10 @@ def citation_accuracy(
     ``citations`` are the citation instances in document order; ``papers`` holds the resolved papers.
     Unresolved references and citations of numbers absent from the list score 0 at every level; a
     reference in the GT ``all_cites`` gets document score 1 without the model. Means over no items
-    are None.
+    are None. ``levels``: the levels to score (the others come back None).
     """
     gt_cites = set(gt_cites)
-    plan = _plan(references, citations, papers, gt_title, gt_cites, protocol)
+    plan = _plan(references, citations, papers, gt_title, gt_cites, protocol, levels)
     pairs = [pair for _, _, pair in plan if pair]
     logits = np.asarray(nli.logits(pairs)) if pairs else np.zeros((0, 3))
     scores: dict[str, list[float]] = {"doc": [], "sec": [], "sent": []}

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..llm.judge import JudgeOutcome, JudgeRequest
 from ..prompts import get_prompt
-from ..records import Section, Survey
+from ..records import CONTENT_MIN_CHARS, Section, Survey
 from ..survey import GeneratedSurvey
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "CQS_SAMPLE_SIZE",
     "CQS_SEED",
     "JudgeScore",
+    "SQS_MIN_OUTLINE_CHARS",
     "ScoreJudge",
     "content_quality",
     "cqs_requests",
@@ -33,6 +34,7 @@ __all__ = [
     "cut_section",
     "generated_text",
     "gt_text",
+    "is_short_outline",
     "key_point_recall",
     "kpr_check_requests",
     "kpr_extract_request",
@@ -43,8 +45,9 @@ __all__ = [
     "structure_quality",
 ]
 
+#: The released evaluator scores SQS 0 without asking when the generated outline string is shorter.
 SQS_MIN_OUTLINE_CHARS = 5
-CQS_MIN_CHARS = 100
+CQS_MIN_CHARS = CONTENT_MIN_CHARS
 CQS_SAMPLE_SIZE = 20
 CQS_SEED = 42
 CQS_MAX_CHARS = 1000
@@ -141,17 +144,25 @@ def generated_text(parsed: GeneratedSurvey) -> str:
 # ------------------------------------------------------------------------------------------------ SQS
 
 
-def sqs_request(gt_outline: str, generated_outline: str) -> JudgeRequest | None:
-    """The SQS question, or None when the generated outline is under 5 characters (scored 0, not asked)."""
-    if len(generated_outline) < SQS_MIN_OUTLINE_CHARS:
+def is_short_outline(generated_outline: str) -> bool:
+    """The released "< 5 characters" rule: such an outline is scored without asking (SQS 0, Rel_LLM 1)."""
+    return len(generated_outline) < SQS_MIN_OUTLINE_CHARS
+
+
+def sqs_request(gt_outline: str, generated_outline: str, *, style: str | None = None) -> JudgeRequest | None:
+    """The SQS question, or None when the generated outline is under 5 characters (scored 0, not asked).
+
+    ``style``: the judge settings (``released`` under ``--protocol official``; see ``llm.judge``).
+    """
+    if is_short_outline(generated_outline):
         return None
     messages = get_prompt("sqs").render(reference_outline=gt_outline, generated_outline=generated_outline)
-    return JudgeRequest.score(messages, 0, 5)
+    return JudgeRequest.score(messages, 0, 5, style=style)
 
 
-def structure_quality(gt_outline: str, generated_outline: str, judge: ScoreJudge) -> JudgeScore:
+def structure_quality(gt_outline: str, generated_outline: str, judge: ScoreJudge, *, style: str | None = None) -> JudgeScore:
     """SQS of one survey: one integer 0-5 from the judge; 0 below 5 characters of generated headings."""
-    request = sqs_request(gt_outline, generated_outline)
+    request = sqs_request(gt_outline, generated_outline, style=style)
     if request is None:
         return JudgeScore(0.0, 0.0, diagnostics=[_diagnostic("short_outline", "generated headings under 5 characters: SQS = 0")])
     return _aggregate("sqs", judge.run([request]))
@@ -187,14 +198,15 @@ def cqs_sample(sections: Sequence[str], n: int = CQS_SAMPLE_SIZE, seed: int = CQ
     return [cut_section(sections[int(i)]) for i in indices]
 
 
-def cqs_requests(sections: Sequence[str]) -> list[JudgeRequest]:
+def cqs_requests(sections: Sequence[str], *, style: str | None = None) -> list[JudgeRequest]:
     """One 0-5 question per sampled section (``sections``: contents with >= 100 characters)."""
-    return [JudgeRequest.score(get_prompt("cqs").render(section=text), 0, 5) for text in cqs_sample(sections)]
+    return [JudgeRequest.score(get_prompt("cqs").render(section=text), 0, 5, style=style)
+            for text in cqs_sample(sections)]
 
 
-def content_quality(sections: Sequence[str], judge: ScoreJudge) -> JudgeScore:
+def content_quality(sections: Sequence[str], judge: ScoreJudge, *, style: str | None = None) -> JudgeScore:
     """CQS of one survey: mean judge score over the sampled sections; None (with a reason) if none qualify."""
-    requests = cqs_requests(sections)
+    requests = cqs_requests(sections, style=style)
     if not requests:
         return JudgeScore(None, None, diagnostics=[_diagnostic(
             "no_cqs_sections", f"no section (root included) has {CQS_MIN_CHARS} characters of content: CQS is undefined")])
@@ -205,7 +217,7 @@ def content_quality(sections: Sequence[str], judge: ScoreJudge) -> JudgeScore:
 
 
 def rel_llm_request(title: str, gt_outline: str, generated_outline: str) -> JudgeRequest | None:
-    if len(generated_outline) < SQS_MIN_OUTLINE_CHARS:
+    if is_short_outline(generated_outline):
         return None
     messages = get_prompt("rel_llm").render(title=title, reference_outline=gt_outline, generated_outline=generated_outline)
     return JudgeRequest.score(messages, 1, 5)

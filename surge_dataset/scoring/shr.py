@@ -19,6 +19,11 @@ class TextEncoder(Protocol):
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+def cut_headings(headings: Sequence[str]) -> list[str]:
+    """Headings cut to :data:`MAX_HEADING_CHARS` characters, as the released ``get_title_list`` cuts them."""
+    return [h[:MAX_HEADING_CHARS] for h in headings]
+
+
 def soft_cardinality(embeddings: np.ndarray) -> float:
     """S(A) for row-normalised embeddings (cosine similarity = dot product); a zero row sum adds 0."""
     if len(embeddings) == 0:
@@ -29,7 +34,7 @@ def soft_cardinality(embeddings: np.ndarray) -> float:
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
-    """Unit rows in float64 (models.embed.l2_normalize is float32; SHR sums many reciprocals)."""
+    """Unit rows in float64 (models.embed.l2_normalise is float32; SHR sums many reciprocals)."""
     vectors = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms == 0, 1.0, norms)
@@ -43,8 +48,8 @@ def soft_heading_recall(
     Generated headings are cut to 512 characters; ``paper`` cuts the GT headings too, ``official``
     leaves them whole as the released evaluator does.
     """
-    gt = list(gt_headings) if protocol == "official" else [h[:MAX_HEADING_CHARS] for h in gt_headings]
-    generated = [h[:MAX_HEADING_CHARS] for h in generated_headings]
+    gt = list(gt_headings) if protocol == "official" else cut_headings(gt_headings)
+    generated = cut_headings(generated_headings)
     if not gt:
         return None
     if not generated:

@@ -1,0 +1,90 @@
+"""Evaluation: a registry of metrics, the run that scores a folder of surveys, and raw-input scoring.
+
+* :mod:`.metric`   the :class:`Metric` interface and the registry (``register``, ``registry``);
+* :mod:`.metrics`  the built-in metrics, one module each;
+* :mod:`.config`   :class:`EvaluationConfig` and ``--metrics`` parsing;
+* :mod:`.prepare`  passage discovery, reading, parsing and citation resolution;
+* :mod:`.models`   the run's models, prefetched once per kind;
+* :mod:`.runner`   ``evaluate_run`` (``surge evaluate``): journal, results, aggregation;
+* :mod:`.compute`  :func:`compute`: any metric on generated Markdown + GT records (what the
+  ``evaluate`` modules call, and the plain-Python API).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..records import CONTENT_MIN_CHARS as GT_CONTENT_MIN_CHARS
+from ..records import gt_content_sections
+from .compute import compute
+from .config import (
+    AGGREGATIONS,
+    DEFAULT_EMBEDDING_MODEL,
+    DEFAULT_NLI_MODEL,
+    DTYPES,
+    EvaluationConfig,
+    default_metrics,
+    parse_metrics,
+    result_keys,
+    skipped_without_judge,
+)
+from .metric import Metric, MetricOutput, ModelSet, Requests, get_metric, register, registry, unregister
+from .models import PrefetchedEncoder, PrefetchedNLI, judge_report
+from .prepare import (
+    PreparedSurvey,
+    discover_passages,
+    package_versions,
+    prepare_survey,
+    prepare_text,
+    resolve_citations,
+    survey_counts,
+)
+from .runner import _average, evaluate_run, journal_path, score_survey
+
+__all__ = [
+    "AGGREGATIONS",
+    "DEFAULT_EMBEDDING_MODEL",
+    "DEFAULT_NLI_MODEL",
+    "DTYPES",
+    "GT_CONTENT_MIN_CHARS",
+    "EvaluationConfig",
+    "Metric",
+    "MetricOutput",
+    "ModelSet",
+    "PreparedSurvey",
+    "PrefetchedEncoder",
+    "PrefetchedNLI",
+    "Requests",
+    "_average",
+    "compute",
+    "default_metrics",
+    "discover_passages",
+    "evaluate_run",
+    "get_metric",
+    "gt_content_sections",
+    "journal_path",
+    "judge_report",
+    "package_versions",
+    "parse_metrics",
+    "prepare_survey",
+    "prepare_text",
+    "register",
+    "registry",
+    "resolve_citations",
+    "result_keys",
+    "score_survey",
+    "skipped_without_judge",
+    "survey_counts",
+    "unregister",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Registry views under their old constant names (computed on use, so late registrations count)."""
+    if name == "METRIC_KEYS":
+        return {m.name: m.keys for m in registry().values()}
+    if name == "ALL_METRICS":
+        return tuple(default_metrics())
+    if name == "JUDGE_METRICS":
+        return tuple(m.name for m in registry().values() if m.judged)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

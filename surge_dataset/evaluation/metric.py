@@ -1,0 +1,198 @@
+"""What a metric is to the evaluator: a declaration (name, keys, models it needs) and two methods.
+
+The runner (:mod:`.runner`) knows no metric by name. It asks every selected metric what model
+inputs it will need for the whole run (:meth:`Metric.requests`), scores them once per model kind,
+then asks each metric to :meth:`Metric.score` each survey from the prefetched outputs. Adding a
+metric is one file in ``surge_dataset/evaluation/metrics/`` (found automatically) or a third-party
+package exposing it in the ``surge.metrics`` entry-point group, plus its ``metrics/<name>/`` folder
+for ``evaluate`` (see docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from .config import EvaluationConfig
+    from .prepare import PreparedSurvey
+
+__all__ = [
+    "MODEL_KINDS",
+    "Metric",
+    "MetricOutput",
+    "ModelSet",
+    "Requests",
+    "get_metric",
+    "register",
+    "registry",
+]
+
+#: The model kinds a metric can ask for; the runner builds each at most once per run.
+MODEL_KINDS = ("nli", "encoder", "judge", "ner")
+ENTRY_POINT_GROUP = "surge.metrics"
+
+
+@dataclass
+class Requests:
+    """Model inputs one survey's metric will ask for: prefetched for the whole run in one batch each."""
+
+    nli: list[tuple[str, str]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # for the sentence encoder
+    judge: list[Any] = field(default_factory=list)  # JudgeRequest
+    ner: list[str] = field(default_factory=list)
+
+    def extend(self, other: Requests) -> None:
+        self.nli += other.nli
+        self.texts += other.texts
+        self.judge += other.judge
+        self.ner += other.ner
+
+
+@dataclass
+class MetricOutput:
+    """One metric's part of a survey's result: values under its keys, counts, diagnostics, details."""
+
+    values: dict[str, float | None]
+    counts: dict[str, int] = field(default_factory=dict)
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+    details: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ModelSet:
+    """The models of a run (prefetching wrappers), ``None`` where no selected metric needs the kind."""
+
+    nli: Any = None
+    encoder: Any = None
+    judge: Any = None
+    ner: Any = None
+
+    def prefetch(self, requests: Requests) -> None:
+        """Score every request of the run once per model kind (de-duplicated, length-sorted, cached)."""
+        if requests.nli and self.nli is not None:
+            self.nli.prefetch(requests.nli)
+        if requests.texts and self.encoder is not None:
+            self.encoder.prefetch(requests.texts)
+        if requests.judge and self.judge is not None:
+            self.judge.run([r for r in requests.judge if r is not None])
+        if requests.ner and self.ner is not None:
+            self.ner.entities(requests.ner)
+
+
+def diagnostic(code: str, message: str) -> dict[str, Any]:
+    """A survey-level diagnostic record (the shape parse diagnostics have in results)."""
+    return {"code": code, "message": message, "line": None}
+
+
+class Metric:
+    """Base class of every metric of ``surge evaluate``; subclasses declare and implement.
+
+    Class attributes:
+
+    ``name``      the metric group (``--metrics NAME``, ``metrics/<name>/``);
+    ``keys``      the result keys it writes;
+    ``needs``     model kinds from :data:`MODEL_KINDS` (``corpus``: references must resolve);
+    ``groups``    aliases it belongs to (``all``: the SurGE metrics; ``surveygen``);
+    ``judged``    needs an LLM judge (left out of an alias without ``--judge``);
+    ``released_zero``  an undefined value counts 0 under ``--aggregate released`` (the released
+                  evaluator's objective metrics);
+    ``weighted_key``   the probability-weighted key a judged metric adds with ``--judge-weighted``;
+    ``description``    one line for listings and the ``evaluate`` card;
+    ``order``     position among the metrics.
+    """
+
+    name: ClassVar[str]
+    keys: ClassVar[tuple[str, ...]]
+    needs: ClassVar[frozenset[str]] = frozenset()
+    groups: ClassVar[tuple[str, ...]] = ()
+    judged: ClassVar[bool] = False
+    released_zero: ClassVar[bool] = False
+    weighted_key: ClassVar[str | None] = None
+    description: ClassVar[str] = ""
+    #: Position in listings, results and ``--metrics all`` (built-ins use 10, 20, ...; others come after).
+    order: ClassVar[int] = 1000
+
+    def active_needs(self, config: EvaluationConfig) -> frozenset[str]:
+        """The model kinds this metric needs under ``config`` (ALCE: the NLI model or the judge)."""
+        return self.needs
+
+    def result_keys(self, config: EvaluationConfig) -> tuple[str, ...]:
+        if self.weighted_key and config.judge_weighted:
+            return (*self.keys, self.weighted_key)
+        return self.keys
+
+    def requests(self, survey: PreparedSurvey, config: EvaluationConfig) -> Requests:
+        """Model inputs :meth:`score` will ask for (default: none)."""
+        return Requests()
+
+    def prefetch(self, surveys: Sequence[PreparedSurvey], models: ModelSet, config: EvaluationConfig) -> None:
+        """Score the run's model inputs ahead of :meth:`score`; override for inputs asked in stages."""
+        requests = Requests()
+        for survey in surveys:
+            requests.extend(self.requests(survey, config))
+        models.prefetch(requests)
+
+    def score(self, survey: PreparedSurvey, models: ModelSet, config: EvaluationConfig) -> MetricOutput:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<metric {self.name}: {', '.join(self.keys)}>"
+
+
+_REGISTRY: dict[str, Metric] = {}
+_LOADED = False
+
+
+def register(metric: type[Metric] | Metric) -> Any:
+    """Add a metric (class or instance) to the registry; usable as a class decorator. Names are unique."""
+    instance = metric() if isinstance(metric, type) else metric
+    for attribute in ("name", "keys"):
+        if not getattr(instance, attribute, None):
+            raise TypeError(f"{type(instance).__name__} must declare {attribute!r}")
+    unknown = set(instance.needs) - {*MODEL_KINDS, "corpus"}
+    if unknown:
+        raise ValueError(f"metric {instance.name!r} needs unknown model kinds {sorted(unknown)}; known: {MODEL_KINDS}")
+    existing = _REGISTRY.get(instance.name)
+    if existing is not None and type(existing) is not type(instance):
+        raise ValueError(f"a metric named {instance.name!r} is already registered ({type(existing).__name__})")
+    taken = {key: other.name for other in _REGISTRY.values() if other.name != instance.name for key in other.keys}
+    clash = [key for key in instance.keys if key in taken]
+    if clash:
+        raise ValueError(f"metric {instance.name!r} writes keys already written by {taken[clash[0]]!r}: {clash}")
+    _REGISTRY[instance.name] = instance
+    return metric
+
+
+def unregister(name: str) -> None:
+    """Remove a metric (tests and notebooks that register toy metrics clean up with this)."""
+    _REGISTRY.pop(name, None)
+
+
+def registry() -> dict[str, Metric]:
+    """Every known metric by name, in registration order (built-ins first, then entry points)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        from . import metrics as builtin
+
+        for module in pkgutil.iter_modules(builtin.__path__):
+            importlib.import_module(f"{builtin.__name__}.{module.name}")
+        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            register(entry.load())
+    if list(_REGISTRY) != sorted(_REGISTRY, key=lambda n: _REGISTRY[n].order):
+        ordered = sorted(_REGISTRY.values(), key=lambda m: m.order)  # stable: ties keep registration order
+        _REGISTRY.clear()
+        _REGISTRY.update((m.name, m) for m in ordered)
+    return _REGISTRY
+
+
+def get_metric(name: str) -> Metric:
+    try:
+        return registry()[name]
+    except KeyError:
+        raise KeyError(f"unknown metric {name!r}; known: {', '.join(registry())}") from None

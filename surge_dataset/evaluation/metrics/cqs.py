@@ -1,0 +1,30 @@
+"""Content quality score (CQS): an LLM judge rates up to 20 sampled sections, 0-5, averaged."""
+
+from __future__ import annotations
+
+from ...scoring import judges
+from ..metric import Metric, Requests, register
+from ._judged import judged_output
+
+
+def _sections(survey):
+    return [n.content for n in survey.parsed.content_sections(judges.CQS_MIN_CHARS)]
+
+
+@register
+class ContentQuality(Metric):
+    name = "cqs"
+    keys = ("cqs",)
+    needs = frozenset({"judge"})
+    groups = ("all",)
+    judged = True
+    weighted_key = "cqs_weighted"
+    order = 60
+    description = "LLM judge's mean 0-5 rating of sampled sections (fluency, logic, redundancy, clarity, errors)"
+
+    def requests(self, survey, config):
+        return Requests(judge=judges.cqs_requests(_sections(survey), style=config.judge_style))
+
+    def score(self, survey, models, config):
+        score = judges.content_quality(_sections(survey), models.judge, style=config.judge_style)
+        return judged_output(self, score, config)

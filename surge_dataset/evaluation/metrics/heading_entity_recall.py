@@ -1,0 +1,26 @@
+"""STORM's heading entity recall: the share of named entities of the GT headings the survey's keep."""
+
+from __future__ import annotations
+
+from ...scoring.heading_recall import heading_entity_recall
+from ..metric import Metric, MetricOutput, Requests, diagnostic, register
+from .heading_soft_recall import generated_headings, gt_headings
+
+
+@register
+class HeadingEntityRecall(Metric):
+    name = "heading_entity_recall"
+    keys = ("heading_entity_recall",)
+    needs = frozenset({"ner"})
+    order = 140
+    description = "share of the named entities in the GT headings found in the generated headings (NER model)"
+
+    def requests(self, survey, config):
+        return Requests(ner=[*gt_headings(survey.gt), *generated_headings(survey.parsed)])
+
+    def score(self, survey, models, config):
+        value, n = heading_entity_recall(gt_headings(survey.gt), generated_headings(survey.parsed), models.ner)
+        notes = [] if value is not None else [diagnostic(
+            "gt_without_heading_entities", "the NER model finds no entity in the GT headings: heading entity recall "
+                                           "undefined")]
+        return MetricOutput({"heading_entity_recall": value}, counts={"gt_heading_entities": n}, diagnostics=notes)

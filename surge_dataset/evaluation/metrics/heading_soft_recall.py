@@ -1,0 +1,32 @@
+"""STORM's heading soft recall: soft recall of every GT heading by the generated headings."""
+
+from __future__ import annotations
+
+from ...scoring.heading_recall import heading_soft_recall, storm_headings
+from ..metric import Metric, MetricOutput, Requests, register
+
+
+def gt_headings(gt) -> list[str]:
+    """Every heading of the human survey, content or not (STORM's ground truth), cut as STORM does."""
+    return storm_headings([node.title for node in gt.tree().walk() if node.depth > 0])
+
+
+def generated_headings(parsed) -> list[str]:
+    """The generated headings (the protocol's skip rule applied) up to the references heading."""
+    return storm_headings(parsed.heading_titles())
+
+
+@register
+class HeadingSoftRecall(Metric):
+    name = "heading_soft_recall"
+    keys = ("heading_soft_recall",)
+    needs = frozenset({"encoder"})
+    order = 130
+    description = "STORM's soft heading recall over every GT heading (SHR uses sections with content only)"
+
+    def requests(self, survey, config):
+        return Requests(texts=[*gt_headings(survey.gt), *generated_headings(survey.parsed)])
+
+    def score(self, survey, models, config):
+        value = heading_soft_recall(gt_headings(survey.gt), generated_headings(survey.parsed), models.encoder)
+        return MetricOutput({"heading_soft_recall": value})

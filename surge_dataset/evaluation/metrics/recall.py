@@ -1,0 +1,23 @@
+"""Citation recall (SurGE comprehensiveness): the share of the GT survey's cited papers the survey cites."""
+
+from __future__ import annotations
+
+from ...scoring.citations import citation_recall
+from ..metric import Metric, MetricOutput, diagnostic, register
+
+
+@register
+class CitationRecall(Metric):
+    name = "recall"
+    keys = ("recall",)
+    needs = frozenset({"corpus"})
+    groups = ("all",)
+    released_zero = True
+    order = 10
+    description = "|GT all_cites ∩ resolved doc ids| / |GT all_cites| (official: all_cites entries, duplicates included)"
+
+    def score(self, survey, models, config):
+        value = citation_recall(survey.references.values(), survey.gt.all_cites, protocol=config.protocol)
+        notes = [] if value is not None else [
+            diagnostic("gt_without_cites", "the ground truth's all_cites is empty: recall is undefined")]
+        return MetricOutput({"recall": value}, diagnostics=notes)

@@ -1,0 +1,22 @@
+"""ROUGE-1/2/L and BLEU of the generated sections against the GT sections (reference only)."""
+
+from __future__ import annotations
+
+from ...records import CONTENT_MIN_CHARS, gt_content_sections
+from ...scoring.rouge_bleu import rouge_bleu
+from ..metric import Metric, MetricOutput, register
+
+
+@register
+class RougeBleu(Metric):
+    name = "rouge_bleu"
+    keys = ("rouge1", "rouge2", "rougeL", "bleu")
+    groups = ("all",)
+    released_zero = True
+    order = 40
+    description = "best ROUGE F per generated section against any GT section, and sentence BLEU, averaged"
+
+    def score(self, survey, models, config):
+        generated = [n.content for n in survey.parsed.content_sections(CONTENT_MIN_CHARS)]
+        values = rouge_bleu(generated, [content for _, content in gt_content_sections(survey.gt)])
+        return MetricOutput({key: values[key] for key in self.keys})

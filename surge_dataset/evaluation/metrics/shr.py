@@ -1,0 +1,30 @@
+"""Soft heading recall (SHR): how much of the GT heading set the generated headings cover."""
+
+from __future__ import annotations
+
+from ...records import gt_content_sections
+from ...scoring.shr import soft_heading_recall
+from ..metric import Metric, MetricOutput, Requests, register
+
+
+def _gt_headings(survey):
+    return [title for title, _ in gt_content_sections(survey.gt)]
+
+
+@register
+class SoftHeadingRecall(Metric):
+    name = "shr"
+    keys = ("shr",)
+    needs = frozenset({"encoder"})
+    groups = ("all",)
+    released_zero = True
+    order = 30
+    description = "soft-cardinality recall of the GT headings (sections with >= 100 characters) by embeddings"
+
+    def requests(self, survey, config):
+        return Requests(texts=[*_gt_headings(survey), *survey.parsed.heading_titles()])
+
+    def score(self, survey, models, config):
+        value = soft_heading_recall(_gt_headings(survey), survey.parsed.heading_titles(), models.encoder,
+                                    protocol=config.protocol)
+        return MetricOutput({"shr": value})

@@ -1,0 +1,23 @@
+"""Survey similarity (SurveyGen's Sim): embedding similarity of the generated text to the GT text."""
+
+from __future__ import annotations
+
+from ...scoring import surveygen_metrics as sg
+from ..metric import Metric, MetricOutput, Requests, register
+
+
+@register
+class SurveySimilarity(Metric):
+    name = "sim"
+    keys = ("sim",)
+    needs = frozenset({"encoder"})
+    groups = ("surveygen",)
+    order = 90
+    description = "cosine similarity of the mean chunk embeddings of the generated and the GT survey"
+
+    def requests(self, survey, config):
+        return Requests(texts=[*sg.gt_chunks(survey.gt), *sg.generated_chunks(survey.parsed)])
+
+    def score(self, survey, models, config):
+        value = sg.survey_similarity(sg.gt_chunks(survey.gt), sg.generated_chunks(survey.parsed), models.encoder)
+        return MetricOutput({"sim": value})

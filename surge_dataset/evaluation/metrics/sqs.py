@@ -1,0 +1,30 @@
+"""Structure quality score (SQS): an LLM judge rates the generated heading tree against the GT's, 0-5."""
+
+from __future__ import annotations
+
+from ...scoring import judges
+from ..metric import Metric, Requests, register
+from ._judged import judged_output
+
+
+def _outlines(survey):
+    return judges.render_gt_outline(survey.gt), survey.parsed.heading_markdown()
+
+
+@register
+class StructureQuality(Metric):
+    name = "sqs"
+    keys = ("sqs",)
+    needs = frozenset({"judge"})
+    groups = ("all",)
+    judged = True
+    weighted_key = "sqs_weighted"
+    order = 50
+    description = "LLM judge's 0-5 similarity of the generated heading tree to the GT heading tree"
+
+    def requests(self, survey, config):
+        return Requests(judge=[judges.sqs_request(*_outlines(survey), style=config.judge_style)])
+
+    def score(self, survey, models, config):
+        score = judges.structure_quality(*_outlines(survey), models.judge, style=config.judge_style)
+        return judged_output(self, score, config)

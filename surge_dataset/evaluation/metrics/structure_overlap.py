@@ -1,0 +1,23 @@
+"""Structural overlap (SurveyGen): 2·|matched top-level sections| / (|S_H| + |S_G|) by embeddings."""
+
+from __future__ import annotations
+
+from ...scoring import surveygen_metrics as sg
+from ..metric import Metric, MetricOutput, Requests, register
+
+
+@register
+class StructureOverlap(Metric):
+    name = "structure_overlap"
+    keys = ("structure_overlap",)
+    needs = frozenset({"encoder"})
+    groups = ("surveygen",)
+    order = 80
+    description = "share of top-level sections matched (embedding similarity >= 0.8), content sections only"
+
+    def requests(self, survey, config):
+        return Requests(texts=[*sg.gt_top_level(survey.gt), *sg.generated_top_level(survey.parsed)])
+
+    def score(self, survey, models, config):
+        value = sg.structure_overlap(sg.gt_top_level(survey.gt), sg.generated_top_level(survey.parsed), models.encoder)
+        return MetricOutput({"structure_overlap": value})

@@ -1,0 +1,165 @@
+"""The models of an evaluation run, built once, wrapped so that a whole run's inputs are scored together.
+
+The backends (``models.nli.NLIScorer``, ``models.embed.Embedder``, ``llm.Judge``, ``models.ner``)
+already batch, length-sort and cache on disk; asking them once per run instead of once per survey lets
+one sort cover all surveys and skips repeated cache look-ups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .metric import MODEL_KINDS, ModelSet
+
+__all__ = ["LazyModel", "PrefetchedEncoder", "PrefetchedNLI", "build_models", "is_built", "judge_report", "model_factories"]
+
+
+class LazyModel:
+    """A model built by its factory on first use: a run whose surveys ask it nothing never loads it."""
+
+    def __init__(self, factory: Callable[[], Any]):
+        self._factory = factory
+        self._model: Any = None
+
+    @property
+    def built(self) -> bool:
+        return self._model is not None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._model is None:
+            self._model = self._factory()
+        return getattr(self._model, name)
+
+
+def is_built(model: Any) -> bool:
+    """False for a :class:`LazyModel` never used (and for None)."""
+    return model is not None and (not isinstance(model, LazyModel) or model.built)
+
+
+class _Prefetched:
+    """Computes every input of a run in one de-duplicated call, then serves rows from memory."""
+
+    def __init__(self, compute: Any, width: int = 0):
+        self._compute = compute
+        self._width = width
+        self._memo: dict[Any, np.ndarray] = {}
+
+    def prefetch(self, items: Sequence[Any]) -> None:
+        todo = list(dict.fromkeys(item for item in items if item not in self._memo))
+        if todo:
+            for item, row in zip(todo, np.asarray(self._compute(todo)), strict=True):
+                self._memo[item] = row
+
+    def _rows(self, items: Sequence[Any]) -> np.ndarray:
+        self.prefetch(items)
+        return np.stack([self._memo[i] for i in items]) if items else np.zeros((0, self._width))
+
+
+class PrefetchedNLI(_Prefetched):
+    """NLI logits for all (first, second) pairs of a run."""
+
+    def __init__(self, backend: Any):
+        super().__init__(lambda pairs: backend.logits(pairs), width=3)
+        self.backend = backend
+
+    def logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        return self._rows(pairs)
+
+
+class PrefetchedEncoder(_Prefetched):
+    """Embeddings for all the texts a run's embedding metrics encode."""
+
+    def __init__(self, backend: Any):
+        super().__init__(lambda texts: backend.encode(texts))
+        self.backend = backend
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return self._rows(texts)
+
+
+_WRAPPERS: dict[str, Callable[[Any], Any]] = {"nli": PrefetchedNLI, "encoder": PrefetchedEncoder}
+
+
+def build_models(
+    needs: set[str], given: Mapping[str, Any], factories: Mapping[str, Callable[[], Any] | None]
+) -> ModelSet:
+    """A :class:`ModelSet` with each needed kind: the given object, else its factory's (built on first use).
+
+    Kinds nobody needs stay ``None``, and a factory runs only when a survey really asks its model
+    something: no model is loaded for nothing. A missing factory for a needed kind is a usage error.
+    """
+    models: dict[str, Any] = {}
+    for kind in MODEL_KINDS:
+        if kind not in needs:
+            continue
+        model = given.get(kind)
+        if model is None:
+            factory = factories.get(kind)
+            if factory is None:
+                raise ValueError(f"the selected metrics need a {kind} model: pass {kind}= or {kind}_factory=")
+            model = LazyModel(factory)
+        wrap = _WRAPPERS.get(kind)
+        models[kind] = wrap(model) if wrap is not None and not isinstance(model, _Prefetched) else model
+    return ModelSet(**models)
+
+
+def judge_report(judge: Any) -> dict[str, Any]:
+    """What the judge did in this invocation (requests, cache hits, retries, missing), never secrets."""
+    report: dict[str, Any] = {"spec": getattr(judge, "spec", None)}
+    llm = getattr(judge, "llm", None)
+    if llm is not None:
+        from ..llm.openai_backend import redact_url
+
+        report["base_url"] = redact_url(getattr(llm.backend, "base_url", None))
+        report["llm"] = llm.stats.as_dict()
+    stats = getattr(judge, "stats", None)
+    if stats is not None and hasattr(stats, "as_dict"):
+        report["judge"] = stats.as_dict()
+    return report
+
+
+def model_factories(
+    config: Any,
+    *,
+    batch_size: int = 32,
+    cache_dir: Any = None,
+    base_url: str | None = None,
+    judge_concurrency: int = 8,
+    judge_timeout: float = 120.0,
+    judge_batch_size: int = 8,
+) -> dict[str, Callable[[], Any]]:
+    """How to build each model kind from a config (names, device, precision): the CLI and
+    :func:`~surge_dataset.evaluation.compute` share these, so both load models one way."""
+
+    def nli() -> Any:
+        from ..models.nli import NLIScorer
+
+        return NLIScorer(config.nli_model, device=config.device, dtype=config.dtype, batch_size=batch_size,
+                         cache_dir=cache_dir)
+
+    def encoder() -> Any:
+        from ..models.embed import Embedder
+
+        return Embedder(config.embedding_model, device=config.device, dtype=config.embedding_dtype,
+                        batch_size=batch_size, cache_dir=cache_dir)
+
+    def judge() -> Any:
+        from ..llm import Judge, make_llm
+
+        if not config.judge:
+            raise ValueError("the selected metrics need an LLM judge: pass judge= (e.g. openai:gpt-4o)")
+        llm = make_llm(config.judge, base_url=base_url, concurrency=judge_concurrency, timeout=judge_timeout,
+                       device=config.device, batch_size=judge_batch_size, cache_dir=cache_dir)
+        return Judge(llm, max_tries=config.judge_max_tries, weighted=config.judge_weighted)
+
+    def ner() -> Any:
+        from ..models.ner import NERExtractor
+
+        return NERExtractor(config.ner_model, device=config.device, batch_size=batch_size)
+
+    return {"nli": nli, "encoder": encoder, "judge": judge, "ner": ner}

@@ -1,0 +1,174 @@
+"""From a passage folder to prepared surveys: discovery, reading, parsing, citation resolution.
+
+``DIR/<survey_id>/<file>`` -> :class:`PreparedSurvey` (the GT record, the parsed Markdown, its
+references resolved against the corpus). Everything a metric reads comes from here, so every metric
+sees the same reading of a survey.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ..data.corpus import Corpus
+from ..data.dataset import SurgeData
+from ..records import Paper, Survey
+from ..scoring.citations import CitationInstance
+from ..survey import GeneratedSurvey, parse_survey, read_survey_file
+
+
+@dataclass
+class PreparedSurvey:
+    """A generated survey read, parsed and resolved against the corpus; ready for scoring."""
+
+    survey_id: int
+    path: Path
+    gt: Survey
+    parsed: GeneratedSurvey
+    references: dict[int, int | None]  # reference number -> resolved doc id
+    papers: dict[int, Paper]  # doc id -> paper, for every resolved reference
+    citations: list[CitationInstance]
+    read_diagnostics: list[dict[str, Any]]
+    gt_titles: list[str] = field(default_factory=list)  # corpus titles of GT all_cites (SurveyGen's R_H)
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in ("surge-bench", "torch", "transformers", "sentence-transformers", "rouge-score", "sacrebleu"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+# ------------------------------------------------------------------------------------------ discovery
+
+
+def discover_passages(
+    passage_dir: str | Path, protocol: str = "official"
+) -> tuple[list[tuple[int, Path]], list[dict[str, Any]]]:
+    """``DIR/<survey_id>/<file>`` entries, and a failure record for every entry that cannot be used.
+
+    With several files in a folder the one ending in ``.md`` is taken (the released evaluator's rule).
+    With several ``.md`` files, ``official`` takes the first one the file system lists, as the released
+    evaluator does (``os.listdir`` order); ``paper`` refuses to guess and reports the folder.
+    """
+    root = Path(passage_dir)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: passage folder does not exist")
+    found, failures = [], []
+    for entry in sorted(root.iterdir(), key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit() else 0, p.name)):
+        if entry.name.startswith("."):
+            continue
+        if not entry.is_dir():
+            failures.append({"survey_id": None, "path": str(entry), "error": "not a folder: expected DIR/<survey_id>/<file>"})
+            continue
+        if not entry.name.isdigit():
+            failures.append({"survey_id": None, "path": str(entry), "error": "folder name is not a numeric survey id"})
+            continue
+        files = sorted(p for p in entry.iterdir() if p.is_file() and not p.name.startswith("."))
+        markdown = [p for p in files if p.suffix.lower() == ".md"]
+        if not files:
+            failures.append({"survey_id": int(entry.name), "path": str(entry), "error": "folder holds no file"})
+        elif len(files) == 1:
+            found.append((int(entry.name), files[0]))
+        elif len(markdown) == 1:
+            found.append((int(entry.name), markdown[0]))
+        elif markdown and protocol == "official":
+            first = next(entry / name for name in os.listdir(entry) if name.endswith(".md") and (entry / name).is_file()
+                         and not name.startswith("."))
+            found.append((int(entry.name), first))
+        else:
+            failures.append(
+                {"survey_id": int(entry.name), "path": str(entry),
+                 "error": f"{len(files)} files and {len(markdown)} ending in .md: cannot tell which is the survey"}
+            )
+    return found, failures
+
+
+def resolve_citations(
+    parsed: GeneratedSurvey, corpus: Corpus | None
+) -> tuple[dict[int, int | None], dict[int, Paper], list[CitationInstance]]:
+    """Reference number -> resolved doc id, the resolved papers by id, and the citation instances.
+
+    Without a corpus nothing resolves (metrics that need one declare ``corpus`` in their needs).
+    """
+    numbers = list(parsed.references)
+    titles = [parsed.references[n].title for n in numbers]
+    citations = [CitationInstance(c.number, c.node_title, c.sentence) for c in parsed.citations]
+    if corpus is None or not numbers:
+        return dict.fromkeys(numbers), {}, citations
+    # the released evaluator's dict also "resolves" a letterless title (see Corpus.resolve_rows)
+    resolved = corpus.resolve(titles, empty_matches=parsed.protocol == "official")
+    papers = {p.doc_id: p for p in corpus.get(sorted({d for d in resolved if d is not None})) if p is not None}
+    return dict(zip(numbers, resolved, strict=True)), papers, citations
+
+
+def prepare_text(
+    text: str | bytes,
+    gt: Survey,
+    corpus: Corpus | None,
+    protocol: str,
+    *,
+    survey_id: int | None = None,
+    path: Path | None = None,
+    read_diagnostics: list[dict[str, Any]] | None = None,
+) -> PreparedSurvey:
+    """Parse and resolve one generated survey given as text (what the ``evaluate`` modules receive)."""
+    parsed = parse_survey(text, protocol=protocol)
+    references, papers, citations = resolve_citations(parsed, corpus)
+    gt_titles = [p.title for p in corpus.get(list(gt.all_cites)) if p is not None] if corpus is not None else []
+    return PreparedSurvey(
+        survey_id=gt.survey_id if survey_id is None else survey_id, path=path or Path("<text>"), gt=gt,
+        parsed=parsed, references=references, papers=papers, citations=citations,
+        read_diagnostics=read_diagnostics or [], gt_titles=gt_titles,
+    )
+
+
+def prepare_survey(data: SurgeData, survey_id: int, path: Path, protocol: str) -> PreparedSurvey:
+    """Read, parse and resolve one generated survey (raises on unreadable files or unknown ids)."""
+    if not data.has_survey(survey_id):
+        raise KeyError(f"survey id {survey_id} has no ground truth in the dataset")
+    text, read_diagnostics = read_survey_file(path)
+    return prepare_text(text, data.survey(survey_id), data.corpus, protocol, survey_id=survey_id, path=path,
+                        read_diagnostics=[asdict(d) for d in read_diagnostics])
+
+
+# ------------------------------------------------------------------------------------------ counts
+
+
+def _date_key(value: str | None) -> str | None:
+    """YYYY-MM-DD (or YYYY) prefix for comparing dates written in ISO-like forms."""
+    if not value:
+        return None
+    text = value.strip()
+    if len(text) >= 10 and text[4] == "-" and text[7] == "-":
+        return text[:10]
+    return text[:4] if text[:4].isdigit() else None
+
+
+def _is_after(paper: Paper, gt: Survey) -> bool:
+    paper_date, gt_date = _date_key(paper.date) or _date_key(paper.year), _date_key(gt.date) or _date_key(gt.year)
+    if not paper_date or not gt_date:
+        return False
+    width = min(len(paper_date), len(gt_date))
+    return paper_date[:width] > gt_date[:width]
+
+
+def survey_counts(prepared: PreparedSurvey) -> dict[str, int]:
+    resolved = [d for d in prepared.references.values() if d is not None]
+    future = sum(1 for d in resolved if d in prepared.papers and _is_after(prepared.papers[d], prepared.gt))
+    missing = sum(1 for c in prepared.citations if c.number not in prepared.references)
+    return {
+        "references": len(prepared.references),
+        "resolved": len(resolved),
+        "hallucinated": len(prepared.references) - len(resolved),
+        "citations": len(prepared.citations),
+        "citations_of_missing_numbers": missing,
+        "future_citations": future,
+    }

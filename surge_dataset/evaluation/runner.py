@@ -1,0 +1,211 @@
+"""``surge evaluate``: score a folder of generated surveys against the ground truth, resumably.
+
+Flow (docs/architecture.md): passage file -> parse -> resolve (Corpus) -> metric requests -> model
+outputs (one batch per model kind for the whole run, cached on disk) -> per-survey scores -> journal
+(append, fsync) -> results.json (atomic). The runner knows no metric by name: it asks the registry.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..data.dataset import SurgeData
+from ..filters import SurveyFilter, split_entries
+from ..io import JsonlJournal, atomic_write_json, atomic_write_text
+from .config import EvaluationConfig, result_keys, selected_metrics
+from .metric import Metric, ModelSet, Requests, diagnostic
+from .models import build_models, is_built, judge_report
+from .prepare import PreparedSurvey, discover_passages, package_versions, prepare_survey, survey_counts
+
+__all__ = ["evaluate_run", "journal_path", "needed_models", "prefetch_all", "score_survey"]
+
+
+def needed_models(metrics: Sequence[Metric], config: EvaluationConfig) -> set[str]:
+    """The model kinds the selected metrics need under ``config`` (``corpus`` is not a model)."""
+    return set().union(*(m.active_needs(config) for m in metrics)) - {"corpus"} if metrics else set()
+
+
+def _check_judge(metrics: Sequence[Metric], config: EvaluationConfig, judge: Any) -> None:
+    wanting = [m.name for m in metrics if "judge" in m.active_needs(config)]
+    if wanting and not config.judge and judge is None:
+        raise ValueError(f"metrics {wanting} need a judge (config.judge)")
+
+
+def prefetch_all(surveys: Sequence[PreparedSurvey], models: ModelSet, config: EvaluationConfig) -> None:
+    """Every model input of the run, before any survey is scored: one batch per model kind.
+
+    The metrics' :meth:`~.metric.Metric.requests` of all surveys go to each model in one call (one
+    length sort, one concurrent round for a judge server); metrics that ask in stages (their own
+    ``prefetch``) run after.
+    """
+    if not surveys:
+        return
+    metrics = selected_metrics(config)
+    staged = [m for m in metrics if type(m).prefetch is not Metric.prefetch]
+    combined = Requests()
+    for metric in metrics:
+        if metric not in staged:
+            for survey in surveys:
+                combined.extend(metric.requests(survey, config))
+    models.prefetch(combined)
+    for metric in staged:
+        metric.prefetch(surveys, models, config)
+
+
+def score_survey(
+    prepared: PreparedSurvey, config: EvaluationConfig, models: ModelSet, *, with_details: bool = False
+) -> dict[str, Any]:
+    """All requested metrics of one prepared survey -> the result record written to the journal."""
+    result: dict[str, Any] = {}
+    counts: dict[str, int] = {}
+    diagnostics = list(prepared.read_diagnostics) + [asdict(d) for d in prepared.parsed.diagnostics]
+    details: list[dict[str, Any]] = []
+    for metric in selected_metrics(config):
+        output = metric.score(prepared, models, config)
+        values = dict(output.values)
+        if config.aggregate == "released" and metric.released_zero:
+            undefined = [k for k, v in values.items() if v is None]
+            values.update(dict.fromkeys(undefined, 0.0))
+            if undefined:
+                output.diagnostics.append(diagnostic(
+                    "undefined_scored_zero", f"{', '.join(undefined)} undefined for this survey: scored 0 "
+                    "(--aggregate released, as the released evaluator does)"))
+        result.update(values)
+        counts.update(output.counts)
+        diagnostics.extend(output.diagnostics)
+        if with_details:
+            details.extend(output.details)
+    result["counts"] = {**survey_counts(prepared), **counts}
+    result["diagnostics"] = diagnostics
+    for record in details:
+        record["survey_id"] = prepared.survey_id
+    return {"result": result, "details": details}
+
+
+def average(
+    surveys: dict[str, dict[str, Any]], config: EvaluationConfig, failed_folders: int = 0
+) -> tuple[dict[str, float | None], dict[str, int]]:
+    """Mean over surveys of each key (protocol.md §4) and the number of surveys each mean is over.
+
+    ``defined``: undefined (None) values are left out. ``released``: for the metrics that declare
+    ``released_zero`` the mean is over every survey folder, undefined values and ``failed_folders``
+    (survey folders that could not be evaluated) counted 0.
+    """
+    zero_keys = {k for m in selected_metrics(config) if m.released_zero for k in m.keys}
+    return _average(surveys, result_keys(config), config.aggregate, failed_folders, zero_keys)
+
+
+def _average(
+    surveys: dict[str, dict[str, Any]], keys: Sequence[str], aggregate: str = "defined", failed_folders: int = 0,
+    zero_keys: set[str] | None = None,
+) -> tuple[dict[str, float | None], dict[str, int]]:
+    means, counted = {}, {}
+    for key in keys:
+        values = [r[key] for r in surveys.values() if r.get(key) is not None]
+        if aggregate == "released" and (zero_keys is None or key in zero_keys):
+            values += [0.0] * (len(surveys) - len(values) + failed_folders)
+        means[key] = float(np.mean(values)) if values else None
+        counted[key] = len(values)
+    return means, counted
+
+
+def _retry_on_rerun(record: dict[str, Any]) -> bool:
+    """A survey whose model requests failed in transport (``*_failed`` counts) is scored again."""
+    counts = record.get("result", {}).get("counts", {})
+    return any(k.endswith("_failed") and v for k, v in counts.items())
+
+
+def journal_path(out: Path) -> Path:
+    return out.with_name(out.name + ".journal.jsonl")
+
+
+def evaluate_run(
+    data: SurgeData,
+    passage_dir: str | Path,
+    out: str | Path,
+    config: EvaluationConfig,
+    *,
+    nli: Any = None,
+    encoder: Any = None,
+    nli_factory: Callable[[], Any] | None = None,
+    encoder_factory: Callable[[], Any] | None = None,
+    judge: Any = None,
+    judge_factory: Callable[[], Any] | None = None,
+    ner: Any = None,
+    ner_factory: Callable[[], Any] | None = None,
+    details_path: str | Path | None = None,
+    on_survey_done: Callable[[int, int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Evaluate every survey in ``passage_dir`` and write ``out`` atomically; returns the results dict.
+
+    Models are created (the ``*_factory`` callables) only if a requested metric needs them and some
+    survey still has to be scored. ``on_survey_done(survey_id, done, total)`` is called after each
+    survey is journaled (progress bars; tests interrupt a run from it).
+    """
+    out = Path(out)
+    metrics = selected_metrics(config)
+    _check_judge(metrics, config, judge)
+    key = config.key(data.fingerprint)
+    journal = JsonlJournal(journal_path(out))
+    finished = {rec["survey_id"]: rec for rec in journal.read()
+                if rec.get("config_key") == key and not _retry_on_rerun(rec)}
+    entries, failures = discover_passages(passage_dir, config.protocol)
+    entries, excluded = split_entries(data, entries, SurveyFilter(config.min_cites, config.exclude_empty))
+    prepared: list[PreparedSurvey] = []
+    for survey_id, path in entries:
+        if survey_id in finished:
+            continue
+        try:
+            prepared.append(prepare_survey(data, survey_id, path, config.protocol))
+        except Exception as exc:  # noqa: BLE001 - any unreadable survey is reported, the run goes on
+            failures.append({"survey_id": survey_id, "path": str(path), "error": f"{type(exc).__name__}: {exc}"})
+
+    models = ModelSet()
+    if prepared:
+        models = build_models(
+            needed_models(metrics, config),
+            {"nli": nli, "encoder": encoder, "judge": judge, "ner": ner},
+            {"nli": nli_factory, "encoder": encoder_factory, "judge": judge_factory, "ner": ner_factory},
+        )
+        prefetch_all(prepared, models, config)
+    total = len(finished) + len(prepared)
+    for p in prepared:
+        scored = score_survey(p, config, models, with_details=details_path is not None)
+        record = {"survey_id": p.survey_id, "config_key": key, "path": str(p.path), **scored}
+        journal.append(record)
+        finished[p.survey_id] = record
+        if on_survey_done:
+            on_survey_done(p.survey_id, len(finished), total)
+
+    surveys = {str(i): finished[i]["result"] for i in sorted(finished)}
+    failed_folders = len({f["survey_id"] for f in failures if f["survey_id"] is not None} - set(finished))
+    means, counted = average(surveys, config, failed_folders)
+    results = {
+        "config": {
+            **asdict(config),
+            "data": str(data.path),
+            "data_fingerprint": data.fingerprint,
+            "passages": str(passage_dir),
+            "versions": package_versions(),
+        },
+        "surveys": surveys,
+        "average": means,
+        "average_counts": counted,
+        "failures": sorted(failures, key=lambda f: (f["survey_id"] is None, f["survey_id"] or 0, f["path"])),
+        "excluded": excluded,  # surveys the filters (--min-cites, --exclude-empty) left out, with the reason
+    }
+    if is_built(models.judge):
+        results["judge"] = judge_report(models.judge)
+    elif judge is not None:
+        results["judge"] = judge_report(judge)
+    if details_path is not None:
+        lines = [json.dumps(d, ensure_ascii=False) for i in sorted(finished) for d in finished[i].get("details", [])]
+        atomic_write_text(details_path, "\n".join(lines) + ("\n" if lines else ""))
+    atomic_write_json(out, results)
+    return results

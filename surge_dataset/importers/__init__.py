@@ -1,0 +1,65 @@
+"""``surge import``: other systems' survey outputs -> the evaluator's layout, references resolved to the corpus.
+
+Peer systems write surveys in their own shapes; ``surge evaluate`` reads ``OUT/<survey_id>/<file>.md``
+with ``#`` headings, ``[n]`` citations and a reference list of ``[n] <title>`` lines. Readers per format:
+
+``markdown``
+    Any Markdown survey: ``DIR/<name>/<one file>`` (the released layout) or ``DIR/<name>.md``. The
+    reference list is a References / Bibliography section (a heading or a bare ``References:`` line),
+    else the trailing block of ``[n]`` lines. Citations are numeric (``[3]``, ``[1, 2]``, ``[1-3]``,
+    ``[1; 2]``, ``[^3]``) when the entries are numbered, author-year (``(Smith et al., 2020; Lee, 2019)``,
+    ``Smith and Lee (2020)``) when they are not; author-year citations are matched to entries by first
+    author's surname and year (``2020a``/``2020b`` by suffix, else in list order).
+``autosurvey`` / ``surveyforge``
+    AutoSurvey's Markdown (SurveyForge writes AutoSurvey's format): as ``markdown``, and when there is no
+    numbered reference list, bracketed paper titles ``[Title A; Title B]`` (AutoSurvey's draft before its
+    numbering step) are citations of those titles.
+``storm``
+    ``DIR/<topic>/storm_gen_article_polished.txt`` (else ``storm_gen_article.txt``) with ``[1]``-style
+    citations, and ``url_to_info.json`` beside it: ``url_to_unified_index`` gives each source's number,
+    ``url_to_info[url].title`` its title. The topic is the folder name (``_`` for spaces).
+``llmxmr``
+    LLMxMapReduce-V2's JSONL (one survey per line): ``title``, ``content`` (Markdown, citations
+    ``[1,3]``) and ``papers`` (citation n = ``papers[n-1]``), else the ``ref_str`` list.
+
+Every survey is matched to a ground-truth survey by its folder name when that is a survey id, else by
+title (normalised exactly, then fuzzily); every reference title resolves by the evaluator's exact rule
+(``Corpus.resolve``: letters a-z, lower-cased), then by rapidfuzz ``fuzz.ratio`` on
+``rapidfuzz.utils.default_process`` titles at or above ``threshold`` (default 90, recorded). A resolved
+reference is written as the corpus spells its title (so a fuzzy match resolves in ``surge evaluate``
+too); an unresolved one keeps its own title (and scores as hallucinated). The report lists every fuzzy match and every unresolved
+reference with its nearest corpus title.
+
+One module per job: :mod:`.records` (the records and formats), :mod:`.markdown` (reading a Markdown
+survey and its reference list), :mod:`.formats` (the readers per source format), :mod:`.resolution`
+(reference titles -> corpus papers, peer surveys -> ground-truth surveys), :mod:`.convert` (citations
+renumbered, the evaluator's Markdown written) and :mod:`.report` (the import and its report). The
+public names are re-exported here.
+"""
+
+from __future__ import annotations
+
+from .convert import MAX_RANGE as MAX_RANGE
+from .convert import convert_document
+from .formats import read_documents
+from .markdown import read_markdown
+from .records import DEFAULT_THRESHOLD, FORMATS, PeerDocument, RefEntry
+from .records import NEAR_MISS as NEAR_MISS
+from .records import STORM_ARTICLES as STORM_ARTICLES
+from .records import TEXT_SUFFIXES as TEXT_SUFFIXES
+from .report import ImportReport, import_outputs, report_path
+from .resolution import TitleMatcher
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "FORMATS",
+    "ImportReport",
+    "PeerDocument",
+    "RefEntry",
+    "TitleMatcher",
+    "convert_document",
+    "import_outputs",
+    "read_documents",
+    "read_markdown",
+    "report_path",
+]

@@ -1,0 +1,201 @@
+"""Reading a Markdown survey: its title, its body, and its reference list (a References / Bibliography
+section, else the trailing block of ``[n]`` lines), numbered or author-year."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..normalise import normalise_title
+from ..survey import parse_survey
+from .records import PeerDocument, RefEntry
+
+# ------------------------------------------------------------------------------------------ Markdown
+
+
+_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_REF_WORDS = r"(?:references?|bibliography|works\s+cited|reference\s+list|literature\s+cited|sources|citations)"
+_REF_TITLE_RE = re.compile(rf"^\W*(?:(?:\d+(?:\.\d+)*|[ivxlc]+)[.)]?\s+)?{_REF_WORDS}\W*$", re.I)
+_BRACKET_ENTRY_RE = re.compile(r"^\s*(?:[-*+\u2022]\s+)?\[\^?\d{1,6}\]\s*:?\s*\S")
+_NUMBERED_ENTRY_RE = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\[\^?(\d{1,6})\]|(\d{1,6})[.)])\s*:?\s*(.*\S)?\s*$")
+_MARKER_RE = re.compile(r"^\s*(?:[-*+\u2022]\s+|\[\^?\d{1,6}\]|\d{1,6}[.)]\s)")
+_BULLET_RE = re.compile(r"^\s*[-*+\u2022]\s+")
+_MD_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_URL_RE = re.compile(r"<?https?://\S+>?")
+_FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+def _clean_heading(title: str) -> str:
+    return title.strip().strip("*_").strip().rstrip(":").strip()
+
+
+def _atx(text: str) -> str:
+    """Setext headings (a short line over ``===``/``---``) rewritten as ``#``/``##``: the evaluator reads
+    ATX headings only. A long line or one ending like a sentence over ``---`` is a paragraph followed by a
+    rule (what generated Markdown usually means), and stays as it is."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        underline = _SETEXT_RE.match(line)
+        previous = out[-1].strip() if out else ""
+        if (underline and re.search(r"[^\W\d_]", previous) and len(previous) <= 120
+                and not previous.endswith((".", ",", ";", ":"))
+                and not _HEADING_RE.match(out[-1]) and not _MARKER_RE.match(out[-1])):
+            out[-1] = ("# " if underline.group(1).startswith("=") else "## ") + previous
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def _is_reference_label(line: str) -> bool:
+    """A line that only announces the list: ``References:``, ``**Bibliography**``, ``References``."""
+    cleaned = line.replace("*", "").replace("_", " ").strip()
+    return bool(cleaned) and len(cleaned) < 40 and bool(_REF_TITLE_RE.match(cleaned))
+
+
+def _reference_regions(lines: list[str]) -> list[tuple[int, int]]:
+    """(start, end) line ranges of reference sections: a References heading to the next heading of its
+    level or higher, or a bare ``References:`` line to the next heading. Without one: the trailing block
+    of ``[n]`` lines (a trailing ``1.`` list is more likely prose than a bibliography)."""
+    regions: list[tuple[int, int]] = []
+    in_fence = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if _FENCE_RE.match(line):
+            in_fence = not in_fence
+        heading = None if in_fence else _HEADING_RE.match(line)
+        opens = not in_fence and (
+            bool(heading and _REF_TITLE_RE.match(_clean_heading(heading.group(2))))
+            or (heading is None and _is_reference_label(line))
+        )
+        if opens:
+            level = len(heading.group(1)) if heading else 7
+            end = i + 1
+            while end < len(lines):
+                other = _HEADING_RE.match(lines[end])
+                if other and len(other.group(1)) <= level:
+                    break
+                end += 1
+            regions.append((i, end))
+            i = end
+            continue
+        i += 1
+    if regions:
+        return regions
+    start = len(lines)
+    for j in range(len(lines) - 1, -1, -1):
+        if not lines[j].strip():
+            continue
+        if _BRACKET_ENTRY_RE.match(lines[j]):
+            start = j
+            continue
+        break
+    return [(start, len(lines))] if start < len(lines) else []
+
+
+_YEAR_RE = re.compile(r"\b((?:19|20)\d{2})([a-z])?\b")
+#: An author list opening a line: a capitalised name, no digit, then a comma / et al / & / and, then a year.
+_AUTHORS_START_RE = re.compile(
+    r"^(?!In\b|Proc)[A-Z][^\d,\n]{0,40}(?:,|\bet al\b|&|\band\b)[^\n]{0,200}?\b(?:19|20)\d{2}"
+)
+
+
+def _starts_author_year_entry(line: str, previous: str) -> bool:
+    """An unmarked line that begins a new author-year entry (``Lee, K. (2019). ...``) rather than wrapping
+    the previous one: it names authors before a year, and the previous entry already has its year."""
+    return bool(_AUTHORS_START_RE.match(line.strip())) and bool(_YEAR_RE.search(previous))
+
+
+def _entries(lines: list[str]) -> list[str]:
+    """Reference entries of a region: each marked line starts one; an unmarked line continues the entry
+    above it unless a blank line separates them or it starts a new author-year entry."""
+    entries: list[str] = []
+    blank = True
+    for line in lines:
+        if not line.strip():
+            blank = True
+            continue
+        if _HEADING_RE.match(line):
+            blank = True
+            continue
+        if entries and not blank and not _MARKER_RE.match(line) and not _starts_author_year_entry(line, entries[-1]):
+            entries[-1] += " " + line.strip()
+        else:
+            entries.append(line.strip())
+        blank = False
+    return entries
+
+
+def _titles(entries: Sequence[str]) -> list[str]:
+    """Titles of reference entries, read by the evaluator's own best-effort entry parser (paper protocol)."""
+    if not entries:
+        return []
+    cleaned = [_URL_RE.sub("", _MD_LINK_RE.sub(r"\1", _BULLET_RE.sub("", e))).strip() for e in entries]
+    text = "# References\n\n" + "\n".join(f"[{i}] {e}" for i, e in enumerate(cleaned, 1)) + "\n"
+    parsed = parse_survey(text, protocol="paper").references
+    return [parsed[i].title if i in parsed else cleaned[i - 1] for i in range(1, len(cleaned) + 1)]
+
+
+_INITIAL_RE = re.compile(r"^(?:[A-Z]\.?){1,3}$|^[A-Z]\.(?:-?[A-Z]\.)*$")
+
+
+def _first_surname(authors: str) -> str:
+    """Letters of the first author's surname: the first chunk (before a comma, ``and`` or ``&``), its
+    initials dropped, its last remaining word (``Smith, J.`` / ``J. Smith`` / ``Smith J`` -> smith)."""
+    text = re.sub(r"\bet\s+al\.?", "", authors)
+    text = re.sub(r"^\W*(?:e\.g\.|i\.e\.|see(?:\s+also)?|cf\.?|also)\W*", "", text, flags=re.I)
+    chunk = re.split(r",|;|\band\b|&", text, maxsplit=1)[0]
+    words = [w for w in re.findall(r"[^\W\d_][\w'\u2019.-]*", chunk) if not _INITIAL_RE.match(w.rstrip(","))]
+    return normalise_title(words[-1]) if words else ""
+
+
+def _author_year_entry(entry: str, title: str) -> RefEntry:
+    entry = _BULLET_RE.sub("", entry)
+    year = _YEAR_RE.search(entry)
+    authors = entry[: year.start()] if year else entry.split(".", 1)[0]
+    return RefEntry(title, entry, _first_surname(authors), (year.group(1) + (year.group(2) or "")) if year else "")
+
+
+def read_markdown(text: str, key: str, source: str, *, title_citations: bool = False,
+                  find_references: bool = True) -> PeerDocument:
+    """A Markdown survey -> body without its reference list, and its references (numbered or author-year).
+
+    ``find_references=False``: the text has no reference list (STORM keeps its sources in a JSON file).
+    """
+    text = _atx(text.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = text.split("\n")
+    regions = _reference_regions(lines) if find_references else []
+    drop = {i for start, end in regions for i in range(start, end)}
+    region_lines = [lines[i] for start, end in regions for i in range(start + 1 if _is_marker_line(lines[start]) else start, end)]
+    body = "\n".join(line for i, line in enumerate(lines) if i not in drop).rstrip() + "\n"
+    entries = _entries(region_lines)
+    doc = PeerDocument(key, source, _document_title(lines), body, title_citations=title_citations)
+    numbered = [(m, e) for e in entries if (m := _NUMBERED_ENTRY_RE.match(e)) and m.group(3)]
+    titles = _titles([m.group(3) for m, _ in numbered] if numbered else entries)
+    if numbered:
+        for (match, entry), title in zip(numbered, titles, strict=True):
+            number = str(int(match.group(1) or match.group(2)))
+            if number in doc.references:
+                doc.notes.append(f"reference [{number}] listed twice; the first is kept")
+                continue
+            doc.references[number] = RefEntry(title, entry)
+        if len(numbered) < len(entries):
+            doc.notes.append(f"{len(entries) - len(numbered)} unnumbered line(s) in a numbered reference list ignored")
+    else:
+        doc.author_year = [_author_year_entry(e, t) for e, t in zip(entries, titles, strict=True)]
+    return doc
+
+
+def _is_marker_line(line: str) -> bool:
+    """The References heading / label line that opens a region (not an entry)."""
+    return bool(_HEADING_RE.match(line)) or _is_reference_label(line)
+
+
+def _document_title(lines: list[str]) -> str | None:
+    """The first level-1 heading if it is the document's first heading (AutoSurvey writes ``# Title``)."""
+    for line in lines:
+        heading = _HEADING_RE.match(line)
+        if heading:
+            return _clean_heading(heading.group(2)) if len(heading.group(1)) == 1 else None
+    return None

@@ -1,0 +1,42 @@
+"""The records of an import: one peer survey before conversion and its reference entries; the formats."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FORMATS = ("autosurvey", "storm", "llmxmr", "surveyforge", "markdown")
+DEFAULT_THRESHOLD = 90.0
+#: Unresolved titles whose best corpus candidate scores at least threshold - NEAR_MISS are reported with it.
+NEAR_MISS = 15.0
+STORM_ARTICLES = ("storm_gen_article_polished.txt", "storm_gen_article.txt")
+TEXT_SUFFIXES = {".md", ".markdown", ".txt", ""}
+
+# ------------------------------------------------------------------------------------------ records
+
+
+@dataclass(frozen=True)
+class RefEntry:
+    """One reference of a peer output: the title to resolve and where it came from."""
+
+    title: str
+    raw: str
+    surname: str = ""  # first author's surname, letters only, lower case (author-year matching)
+    year: str = ""  # 4 digits plus an optional letter, e.g. 2020a
+
+
+@dataclass
+class PeerDocument:
+    """One peer survey before conversion: Markdown text without its reference list, and the references.
+
+    ``references`` maps a numeric citation key (``"3"``) to its entry; ``author_year`` holds unnumbered
+    entries in list order; ``title_citations`` allows ``[Title; Title]`` citations (AutoSurvey drafts).
+    """
+
+    key: str  # the folder, file stem or record title that names the topic
+    source: str
+    title: str | None
+    body: str
+    references: dict[str, RefEntry] = field(default_factory=dict)
+    author_year: list[RefEntry] = field(default_factory=list)
+    title_citations: bool = False
+    notes: list[str] = field(default_factory=list)

@@ -1,0 +1,148 @@
+"""``surge report``: turn ``surge evaluate`` results of several systems into numbers users can trust.
+
+Inputs are results files (one system each) and, optionally, ``surge retrieval-eval`` outputs. Outputs,
+all in one folder: the paper's Table 4 layout as Markdown / LaTeX (booktabs) / HTML with 95 % bootstrap
+confidence intervals over surveys; paired significance between every two systems (``significance.json``);
+figures (bars with CIs, per-survey heat maps, a Recall@k curve); a per-survey drill-down of the worst
+surveys with their diagnostics; and ``report.json`` with the input files' hashes and the package version,
+so anyone can tell which results a table came from.
+
+Statistics (why these): surveys are the unit of sampling, so confidence intervals are percentile
+bootstraps of the mean over surveys. Significance is a two-sided *paired permutation test* (sign flips of
+the per-survey differences, ``scipy.stats.permutation_test``; exact when 2**n <= resamples, so it stays
+valid with the handful of surveys of a sample, where a bootstrap p-value is too optimistic); the interval
+of the difference (``ci_low``/``ci_high``) is a paired bootstrap. Pairing needs the same survey ids, so
+systems evaluated on different surveys are refused. Every random draw is seeded from (seed, metric,
+system names), so adding a system does not change the other numbers.
+
+One module per job:
+
+* :mod:`.constants` -- the published Table 4, column names, decimals, the errors;
+* :mod:`.results`   -- loading results / retrieval-eval files, checking they are comparable, choosing metrics;
+* :mod:`.stats`     -- bootstrap intervals, paired tests, ``summarise``, ``significance``;
+* :mod:`.tables`    -- Markdown / LaTeX / HTML tables (evaluated and published rows), significance, retrieval;
+* :mod:`.figures`   -- bars, heat maps, Recall@k curves (matplotlib, no pyplot);
+* :mod:`.drilldown` -- the worst surveys with their diagnostics;
+* :mod:`.build`     -- ``build_report``: all of it into one folder, with ``report.json``.
+
+Every name is re-exported here (private helpers too, e.g. ``_fmt`` for ``cli_report``), so
+``from surge_dataset.report import build_report`` keeps working.
+"""
+
+from __future__ import annotations
+
+from .build import _versions as _versions
+from .build import build_report
+from .constants import (
+    CI_LEVEL,
+    DECIMALS,
+    DEFAULT_DECIMALS,
+    EXTRA_COLUMNS,
+    JUDGE_METRICS,
+    NON_METRIC_KEYS,
+    PAPER_SOURCE,
+    PAPER_TABLE4,
+    PUBLISHED_MARK,
+    SIGNIFICANCE_METHOD,
+    TABLE4_COLUMNS,
+    ReportError,
+    SurveySetMismatchError,
+    metric_label,
+)
+from .constants import _fmt as _fmt
+from .constants import _is_number as _is_number
+from .constants import _survey_sort_key as _survey_sort_key
+from .drilldown import _diagnostic_codes as _diagnostic_codes
+from .drilldown import drilldown_markdown
+from .figures import _figure as _figure
+from .figures import _rc as _rc
+from .figures import _save as _save
+from .figures import _slug as _slug
+from .figures import plot_bars, plot_heatmap, plot_recall_at_k
+from .results import (
+    RetrievalResults,
+    SystemResults,
+    available_metrics,
+    check_same_surveys,
+    classify_inputs,
+    comparability_warnings,
+    file_sha256,
+    is_retrieval_output,
+    load_results,
+    load_retrieval,
+    select_metrics,
+)
+from .results import _read_json as _read_json
+from .results import _unique_names as _unique_names
+from .stats import (
+    MetricSummary,
+    bootstrap_ci,
+    paired_test,
+    significance,
+    summarise,
+)
+from .stats import _bootstrap_means as _bootstrap_means
+from .stats import _percentiles as _percentiles
+from .stats import _permutation_kwargs as _permutation_kwargs
+from .stats import _rng as _rng
+from .tables import _LATEX_SPECIAL as _LATEX_SPECIAL
+from .tables import (
+    Cell,
+    Row,
+    latex_escape,
+    retrieval_markdown,
+    significance_markdown,
+    table_html,
+    table_latex,
+    table_markdown,
+    table_rows,
+)
+from .tables import _bold_best as _bold_best
+from .tables import _notes as _notes
+
+__all__ = [
+    "CI_LEVEL",
+    "DECIMALS",
+    "DEFAULT_DECIMALS",
+    "EXTRA_COLUMNS",
+    "JUDGE_METRICS",
+    "NON_METRIC_KEYS",
+    "PAPER_SOURCE",
+    "PAPER_TABLE4",
+    "PUBLISHED_MARK",
+    "SIGNIFICANCE_METHOD",
+    "TABLE4_COLUMNS",
+    "Cell",
+    "MetricSummary",
+    "ReportError",
+    "RetrievalResults",
+    "Row",
+    "SurveySetMismatchError",
+    "SystemResults",
+    "available_metrics",
+    "bootstrap_ci",
+    "build_report",
+    "check_same_surveys",
+    "classify_inputs",
+    "comparability_warnings",
+    "drilldown_markdown",
+    "file_sha256",
+    "is_retrieval_output",
+    "latex_escape",
+    "load_results",
+    "load_retrieval",
+    "metric_label",
+    "paired_test",
+    "plot_bars",
+    "plot_heatmap",
+    "plot_recall_at_k",
+    "retrieval_markdown",
+    "select_metrics",
+    "significance",
+    "significance_markdown",
+    "summarise",
+    "table_html",
+    "table_latex",
+    "table_markdown",
+    "table_rows",
+]

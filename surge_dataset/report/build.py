@@ -1,0 +1,113 @@
+"""``build_report``: every part of the report written into one folder, with ``report.json`` (input hashes,
+versions, settings) so anyone can tell which results a table came from."""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ..io import atomic_write_json, atomic_write_text
+from .constants import CI_LEVEL, SIGNIFICANCE_METHOD, ReportError
+from .drilldown import drilldown_markdown
+from .figures import plot_bars, plot_heatmap, plot_recall_at_k
+from .results import check_same_surveys, comparability_warnings, load_results, load_retrieval, select_metrics
+from .stats import significance, summarise
+from .tables import (
+    _notes,
+    retrieval_markdown,
+    significance_markdown,
+    table_html,
+    table_latex,
+    table_markdown,
+    table_rows,
+)
+
+
+def _versions() -> dict[str, str]:
+    from .. import __version__
+
+    versions = {"surge-bench": __version__, "python": platform.python_version()}
+    for name in ("numpy", "scipy", "matplotlib"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def build_report(
+    results: Sequence[str | Path],
+    out: str | Path,
+    *,
+    retrieval: Sequence[str | Path] = (),
+    with_paper: bool = False,
+    metrics: str | Sequence[str] | None = None,
+    seed: int = 0,
+    resamples: int = 10_000,
+    worst: int = 3,
+    ci: bool = True,
+    formats: Sequence[str] = ("png", "svg"),
+) -> dict[str, Any]:
+    """Write the whole report into ``out``; returns ``report.json``'s content (its ``files`` list included).
+
+    Raises :class:`ReportError` (e.g. :class:`SurveySetMismatchError`) before writing anything.
+    """
+    if seed < 0:
+        raise ReportError(f"--seed must be >= 0 (got {seed})")
+    if resamples < 100:
+        raise ReportError(f"--resamples must be at least 100 (got {resamples})")
+    if not results and not retrieval:
+        raise ReportError("nothing to report: give results files of `surge evaluate` and/or --retrieval files")
+    systems = load_results(results)
+    runs = load_retrieval(retrieval)
+    survey_ids = check_same_surveys(systems)
+    chosen = select_metrics(systems, metrics) if systems else []
+    if systems and not chosen:
+        raise ReportError("the results files hold no metric values")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    report: dict[str, Any] = {
+        "versions": _versions(),
+        "settings": {"metrics": chosen, "seed": seed, "resamples": resamples, "ci_level": CI_LEVEL,
+                     "with_paper": with_paper, "worst": worst, "significance": SIGNIFICANCE_METHOD},
+        "inputs": [{"system": s.name, "path": str(s.path), "sha256": s.sha256, "surveys": len(s.surveys),
+                    "config": {k: s.config.get(k) for k in ("metrics", "protocol", "nli_model", "embedding_model",
+                                                             "data_fingerprint") if k in s.config}}
+                   for s in systems],
+        "retrieval_inputs": [{"system": r.name, "path": str(r.path), "sha256": r.sha256} for r in runs],
+        "warnings": comparability_warnings(systems),
+    }
+    if systems:
+        summaries = summarise(systems, chosen, seed=seed, resamples=resamples)
+        pairs = significance(systems, chosen, seed=seed, resamples=resamples)
+        evaluated, published = table_rows(summaries, chosen, with_paper=with_paper, ci=ci)
+        notes = _notes(survey_ids, resamples, seed, ci, bool(published)) + [f"Warning: {w}." for w in report["warnings"]]
+        for name, text in (("table.md", table_markdown(evaluated, published, chosen, notes)),
+                           ("table.tex", table_latex(evaluated, published, chosen, notes)),
+                           ("table.html", table_html(evaluated, published, chosen, notes)),
+                           ("significance.md", significance_markdown(pairs)),
+                           ("drilldown.md", drilldown_markdown(systems, chosen, worst=worst))):
+            atomic_write_text(out / name, text)
+            written.append(out / name)
+        atomic_write_json(out / "significance.json", pairs)
+        written.append(out / "significance.json")
+        if formats:
+            written += plot_bars(summaries, chosen, out, formats)
+            for metric in chosen:
+                if any(s.values(metric) for s in systems):
+                    written += plot_heatmap(systems, metric, out, formats)
+        report["survey_ids"] = survey_ids
+        report["summary"] = {name: {m: vars(s) for m, s in per.items()} for name, per in summaries.items()}
+    if runs:
+        atomic_write_text(out / "retrieval.md", retrieval_markdown(runs, with_paper=with_paper))
+        written.append(out / "retrieval.md")
+        if formats:
+            written += plot_recall_at_k(runs, out, with_paper=with_paper, formats=formats)
+        report["retrieval"] = {r.name: r.means for r in runs}
+    report["files"] = [p.name for p in written] + ["report.json"]
+    atomic_write_json(out / "report.json", report)
+    return report

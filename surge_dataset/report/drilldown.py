@@ -1,0 +1,72 @@
+"""The per-survey drill-down: the worst surveys per metric and system, with the counts and diagnostics
+that usually explain them, missing judge scores and the surveys the evaluator could not score."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .constants import JUDGE_METRICS, _fmt, _survey_sort_key, metric_label
+from .results import SystemResults
+
+
+def _diagnostic_codes(record: Mapping[str, Any]) -> str:
+    counts: dict[str, int] = {}
+    for d in record.get("diagnostics") or []:
+        counts[str(d.get("code"))] = counts.get(str(d.get("code")), 0) + 1
+    return ", ".join(f"{c} ×{n}" if n > 1 else c for c, n in counts.items()) or "–"
+
+
+def drilldown_markdown(systems: Sequence[SystemResults], metrics: Sequence[str], *, worst: int = 3) -> str:
+    """Worst surveys per metric and system, with the counts and diagnostics that usually explain them."""
+    lines = ["# Per-survey drill-down", "",
+             f"The {worst} lowest-scoring surveys per metric and system. *hallucinated*: reference entries that "
+             "match no corpus paper; *missing nos.*: citations of numbers absent from the reference list; "
+             "*future*: references published after the survey.", ""]
+    shown: dict[str, set[str]] = {s.name: set() for s in systems}
+    for metric in metrics:
+        lines += [f"## {metric_label(metric)}", "",
+                  "| System | Survey | Value | Refs (resolved) | Hallucinated | Missing nos. | Future | Diagnostics |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+        undefined = []
+        for s in systems:
+            values = s.values(metric)
+            for sid, value in sorted(values.items(), key=lambda kv: (kv[1], _survey_sort_key(kv[0])))[:worst]:
+                record = s.surveys[sid]
+                c = record.get("counts") or {}
+                shown[s.name].add(sid)
+                lines.append(
+                    f"| {s.name} | {sid} | {_fmt(metric, value)} | {c.get('references', '–')} ({c.get('resolved', '–')}) | "
+                    f"{c.get('hallucinated', '–')} | {c.get('citations_of_missing_numbers', '–')} | "
+                    f"{c.get('future_citations', '–')} | {_diagnostic_codes(record)} |"
+                )
+            missing = [sid for sid in s.survey_ids if sid not in values]
+            if missing:
+                undefined.append(f"{s.name}: {', '.join(missing)}")
+        lines.append("")
+        if undefined:
+            lines += [f"Undefined (left out of the mean) for surveys — {'; '.join(undefined)}.", ""]
+    judged = [m for m in JUDGE_METRICS if any(s.values(m) for s in systems)]
+    if judged:
+        lines += ["## Missing judge scores", ""]
+        for m in judged:
+            for s in systems:
+                missing = [sid for sid in s.survey_ids if sid not in s.values(m)]
+                lines.append(f"- {metric_label(m)}, {s.name}: " + (", ".join(missing) if missing else "none missing"))
+        lines.append("")
+    if any(s.failures for s in systems):
+        lines += ["## Surveys the evaluator could not score", ""]
+        lines += [f"- {s.name}: survey {f.get('survey_id')} ({f.get('path')}): {f.get('error')}"
+                  for s in systems for f in s.failures]
+        lines.append("")
+    lines += ["## Diagnostics of the surveys listed", ""]
+    for s in systems:
+        lines += [f"### {s.name}", ""]
+        for sid in sorted(shown[s.name], key=_survey_sort_key):
+            diagnostics = s.surveys[sid].get("diagnostics") or []
+            lines.append(f"- survey {sid}:" + ("" if diagnostics else " no diagnostics"))
+            for d in diagnostics:
+                where = f"line {d['line']}: " if d.get("line") is not None else ""
+                lines.append(f"  - {where}`{d.get('code')}` {d.get('message', '')}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,200 @@
+"""The tables: Table 4 rows (evaluated and published) as Markdown, LaTeX (booktabs) and HTML, the paired
+significance table, and the retrieval table next to the paper's Table 3."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .constants import (
+    PAPER_SOURCE,
+    PAPER_TABLE4,
+    PUBLISHED_MARK,
+    SIGNIFICANCE_METHOD,
+    _fmt,
+    metric_label,
+)
+from .results import RetrievalResults
+from .stats import MetricSummary
+
+
+@dataclass
+class Cell:
+    text: str
+    bold: bool = False
+    ci: str = ""
+
+
+@dataclass
+class Row:
+    name: str
+    cells: list[Cell]
+    published: bool = False
+
+
+def _bold_best(rows: list[Row], metrics: Sequence[str]) -> None:
+    """Bold the best shown value of each column (ties all bold); one row alone is compared with nothing."""
+    if len(rows) < 2:
+        return
+    for j in range(len(metrics)):
+        shown = [float(r.cells[j].text) for r in rows if r.cells[j].text != "–"]
+        if len(shown) < 2:
+            continue
+        best = max(shown)  # every SurGE metric is higher-is-better
+        for r in rows:
+            if r.cells[j].text != "–" and float(r.cells[j].text) == best:
+                r.cells[j].bold = True
+
+
+def table_rows(
+    summaries: Mapping[str, Mapping[str, MetricSummary]], metrics: Sequence[str], *,
+    with_paper: bool = False, ci: bool = True,
+) -> tuple[list[Row], list[Row]]:
+    """(evaluated rows, published rows); best per column bold within each block (they are not comparable)."""
+    evaluated = []
+    for name, summary in summaries.items():
+        cells = []
+        for m in metrics:
+            s = summary[m]
+            interval = f"[{_fmt(m, s.ci_low)}, {_fmt(m, s.ci_high)}]" if ci and s.mean is not None else ""
+            cells.append(Cell(_fmt(m, s.mean), ci=interval))
+        evaluated.append(Row(name, cells))
+    published = [Row(name, [Cell(_fmt(m, values.get(m))) for m in metrics], published=True)
+                 for name, values in PAPER_TABLE4.items()] if with_paper else []
+    if with_paper and not any(m in PAPER_TABLE4["RAG-Qwen"] for m in metrics):
+        published = []
+    _bold_best(evaluated, metrics)
+    _bold_best(published, metrics)
+    return evaluated, published
+
+
+def _notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, published: bool) -> list[str]:
+    notes = [f"Means over {len(survey_ids)} surveys (ids {', '.join(survey_ids)}); a metric's mean leaves out "
+             "surveys where it is undefined (n per metric in report.json)."]
+    if ci:
+        notes.append(f"Brackets: 95% percentile bootstrap confidence interval over surveys "
+                     f"({resamples:,} resamples, seed {seed}).")
+    notes.append("Bold: best per column among the evaluated systems"
+                 + (" and, separately, among the published rows." if published else "."))
+    if published:
+        notes.append(f"{PUBLISHED_MARK} Published numbers ({PAPER_SOURCE}), copied, not recomputed: the paper's "
+                     "systems on its 41 test surveys; not comparable with rows evaluated on other surveys.")
+    return notes
+
+
+def table_markdown(
+    evaluated: Sequence[Row], published: Sequence[Row], metrics: Sequence[str], notes: Sequence[str] = (),
+) -> str:
+    def cell(c: Cell) -> str:
+        text = f"**{c.text}**" if c.bold else c.text
+        return f"{text} {c.ci}" if c.ci else text
+
+    def name(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["| System | " + " | ".join(metric_label(m) for m in metrics) + " |",
+             "| --- | " + " | ".join("---:" for _ in metrics) + " |"]
+    lines += [f"| {name(r.name)} | " + " | ".join(cell(c) for c in r.cells) + " |" for r in evaluated]
+    if published:
+        lines.append("| *Published (paper, Table 4)* | " + " | ".join("" for _ in metrics) + " |")
+        lines += [f"| {name(r.name)} {PUBLISHED_MARK} | " + " | ".join(cell(c) for c in r.cells) + " |"
+                  for r in published]
+    return "\n".join(lines) + "\n" + "".join(f"\n{n}\n" for n in notes)
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+    "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "†": r"$^\dagger$", "–": "--", "§": r"\S{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def table_latex(
+    evaluated: Sequence[Row], published: Sequence[Row], metrics: Sequence[str], notes: Sequence[str] = (),
+) -> str:
+    """A booktabs ``table`` float (needs ``\\usepackage{booktabs}``); notes go into the caption."""
+
+    def cell(c: Cell) -> str:
+        text = latex_escape(c.text)
+        text = rf"\textbf{{{text}}}" if c.bold else text
+        return rf"{text} {{\scriptsize {latex_escape(c.ci)}}}" if c.ci else text
+
+    width = len(metrics) + 1
+    lines = [
+        "% Generated by `surge report` (surge-bench); requires \\usepackage{booktabs}.",
+        r"\begin{table}[t]", r"\centering", r"\small",
+        rf"\caption{{SurGE results. {latex_escape(' '.join(notes))}}}", r"\label{tab:surge-results}",
+        rf"\begin{{tabular}}{{l{'r' * len(metrics)}}}", r"\toprule",
+        "System & " + " & ".join(latex_escape(metric_label(m)) for m in metrics) + r" \\", r"\midrule",
+    ]
+    lines += [latex_escape(r.name) + " & " + " & ".join(cell(c) for c in r.cells) + r" \\" for r in evaluated]
+    if published:
+        lines += [r"\midrule", rf"\multicolumn{{{width}}}{{l}}{{\textit{{Published (paper, Table 4)}}}} \\"]
+        lines += [latex_escape(r.name) + r"$^\dagger$ & " + " & ".join(cell(c) for c in r.cells) + r" \\"
+                  for r in published]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def table_html(
+    evaluated: Sequence[Row], published: Sequence[Row], metrics: Sequence[str], notes: Sequence[str] = (),
+) -> str:
+    """A standalone HTML page with the table (published rows in their own, shaded block)."""
+
+    def cell(c: Cell) -> str:
+        text = html.escape(c.text)
+        text = f"<b>{text}</b>" if c.bold else text
+        return f"<td>{text}" + (f' <span class="ci">{html.escape(c.ci)}</span>' if c.ci else "") + "</td>"
+
+    head = "".join(f"<th>{html.escape(metric_label(m))}</th>" for m in metrics)
+    body = [f"<tr><th>{html.escape(r.name)}</th>{''.join(cell(c) for c in r.cells)}</tr>" for r in evaluated]
+    if published:
+        body.append(f'<tr class="block"><th colspan="{len(metrics) + 1}"><i>Published (paper, Table 4)</i></th></tr>')
+        body += [f'<tr class="published"><th>{html.escape(r.name)} {PUBLISHED_MARK}</th>'
+                 f"{''.join(cell(c) for c in r.cells)}</tr>" for r in published]
+    style = ("body{font-family:sans-serif}table{border-collapse:collapse}"
+             "th,td{padding:3px 8px;text-align:right}th:first-child{text-align:left}"
+             "thead tr{border-top:2px solid;border-bottom:1px solid}tbody{border-bottom:2px solid}"
+             "tr.block{border-top:1px solid}tr.published{background:#f3f3f3;font-style:italic}"
+             ".ci{color:#666;font-size:80%}")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>SurGE results</title>'
+        f"<style>{style}</style></head>\n<body>\n<table>\n<thead><tr><th>System</th>{head}</tr></thead>\n<tbody>\n"
+        + "\n".join(body) + "\n</tbody>\n</table>\n" + "".join(f"<p>{html.escape(n)}</p>\n" for n in notes)
+        + "</body>\n</html>\n"
+    )
+
+
+def significance_markdown(rows: Sequence[Mapping[str, Any]], alpha: float = 0.05) -> str:
+    lines = ["# Paired significance", "", SIGNIFICANCE_METHOD + ".", "",
+             "| Metric | A | B | Δ (A − B) | 95% CI of Δ | p | n |", "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        m = r["metric"]
+        if r["delta"] is None:
+            lines.append(f"| {metric_label(m)} | {r['a']} | {r['b']} | – | – | – | 0 |")
+            continue
+        p = f"{r['p_value']:.4f}" + (" *" if r["p_value"] < alpha else "")
+        lines.append(f"| {metric_label(m)} | {r['a']} | {r['b']} | {_fmt(m, r['delta'])} | "
+                     f"[{_fmt(m, r['ci_low'])}, {_fmt(m, r['ci_high'])}] | {p} | {r['n']} |")
+    return "\n".join(lines) + f"\n\n\\* p < {alpha}\n"
+
+
+def retrieval_markdown(runs: Sequence[RetrievalResults], *, with_paper: bool = False) -> str:
+    from ..retrieval.evaluation import TABLE3
+
+    ks = sorted({k for r in runs for k, _ in r.recall_at_k()})
+    keys = [f"recall@{k}" for k in ks]
+    keys += [k for k in ("ndcg@10", "mrr") if any(k in r.means for r in runs)]
+    lines = ["| Retriever | " + " | ".join(keys) + " |", "| --- | " + " | ".join("---:" for _ in keys) + " |"]
+    for r in runs:
+        lines.append(f"| {r.name} | " + " | ".join(_fmt(k, r.means.get(k)) for k in keys) + " |")
+    if with_paper:
+        for name, values in TABLE3.items():
+            lines.append(f"| {name} {PUBLISHED_MARK} | " + " | ".join(_fmt(k, values.get(k)) for k in keys) + " |")
+        lines += ["", f"{PUBLISHED_MARK} Published numbers (SurGE paper, Table 3; protocol.md §5), not recomputed."]
+    return "\n".join(lines) + "\n"

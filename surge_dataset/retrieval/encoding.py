@@ -1,0 +1,192 @@
+"""Encoding the corpus for the dense index, sharded and resumable (the expensive step: 1.09M papers).
+
+:func:`encode_corpus`
+
+* cuts the corpus into fixed shards of ``shard_size`` papers in corpus order; inside a shard, papers are
+  encoded longest-first in padded batches (length sorting cuts padding, and an out-of-memory batch
+  shows up at once rather than after an hour);
+* runs in fp16 on a GPU, fp32 on CPU;
+* splits the shards over processes (shard ``i`` goes to process ``i mod world size``) when launched
+  with several (``accelerate launch`` / ``torchrun``; ``accelerate.PartialState`` tells us which);
+* writes each shard's embeddings as soon as it is done (:mod:`.shards`), and an ``encoding.json``
+  manifest of what is being encoded, so a crashed or killed run, started again with the same
+  arguments, skips every finished shard;
+* then builds the FAISS index (:func:`~.faiss_index.build_faiss`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ..io import atomic_write_json
+from .common import batch_texts, iter_corpus, read_manifest
+from .encoder import DenseEncoder, model_fingerprint
+from .faiss_index import FAISS_KINDS, build_faiss
+from .shards import SHARDS_DIR, save_npy, shard_done, shard_paths
+
+logger = logging.getLogger(__name__)
+
+ENCODING_MANIFEST = "encoding.json"
+
+
+@dataclass
+class EncodeReport:
+    """What one process did: the shards it encoded now and the finished ones it skipped."""
+
+    encoded: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+def _corpus_shards(data: Any, shard_size: int) -> Iterator[tuple[int, pa.Table]]:
+    """Fixed-size shards of (doc_id, title, abstract, date, year) in corpus order, whatever the Parquet files."""
+    pending: list[pa.RecordBatch] = []
+    held = 0
+    index = 0
+    columns = ["doc_id", "title", "abstract", "date", "year"]
+    for batch in iter_corpus(data, columns, batch_size=min(shard_size, 65536)):
+        pending.append(batch)
+        held += batch.num_rows
+        while held >= shard_size:
+            table = pa.Table.from_batches(pending)
+            yield index, table.slice(0, shard_size)
+            rest = table.slice(shard_size)
+            pending = rest.to_batches()
+            held = rest.num_rows
+            index += 1
+    if held:
+        yield index, pa.Table.from_batches(pending)
+
+
+def _papers_of_process(data: Any, shard_size: int, process: int, processes: int) -> int | None:
+    """Papers in the shards process ``process`` of ``processes`` encodes (shard i goes to i mod processes)."""
+    try:
+        total = len(data.corpus)
+    except (AttributeError, TypeError, FileNotFoundError):
+        return None
+    n_shards = -(-total // shard_size)
+    return sum(min(shard_size, total - i * shard_size) for i in range(process, n_shards, processes))
+
+
+
+def encode_corpus(
+    model_path: str | Path,
+    data: Any,
+    out: str | Path,
+    *,
+    batch_size: int = 128,
+    shard_size: int = 50_000,
+    max_length: int | None = None,
+    fp16: bool | None = None,
+    faiss_index: str = "flat",
+    nlist: int | None = None,
+    nprobe: int = 32,
+    hnsw_m: int = 32,
+    ef_search: int = 256,
+    overwrite: bool = False,
+    on_shard: Callable[[int], None] | None = None,
+    progress: Callable[[str], None] | None = None,
+    on_papers: Callable[[int, int | None], None] | None = None,
+) -> EncodeReport:
+    """Encode the corpus of ``data`` with ``model_path`` into ``out`` and build the FAISS index.
+
+    Resumable: rerun with the same arguments after a crash and finished shards are skipped.
+    ``on_shard(i)`` is called after shard ``i`` is safely on disk (progress reporting, tests);
+    ``on_papers(done, total)`` after every batch: papers of this process encoded or reused so far, of
+    the papers its shards hold (``None`` when the corpus size is unknown).
+    """
+    import torch
+    from accelerate import PartialState
+
+    if faiss_index not in FAISS_KINDS:
+        raise ValueError(f"faiss_index must be one of {FAISS_KINDS}, got {faiss_index!r}")
+    say = progress or logger.info
+    # cpu=True without CUDA: otherwise a `--multi_gpu` launch on CPUs would give N independent
+    # single-process states that all believe they are the main process.
+    state = PartialState(cpu=not torch.cuda.is_available())
+    out = Path(out)
+    spec = {
+        "model": str(Path(model_path).resolve()),
+        "model_fingerprint": model_fingerprint(model_path),
+        "data_fingerprint": getattr(data, "fingerprint", ""),
+        "shard_size": int(shard_size),
+        "max_length": max_length,
+        "text": "title + ' ' + abstract",
+    }
+    encoding_file = out / ENCODING_MANIFEST
+    if overwrite and state.is_main_process and out.exists():
+        shutil.rmtree(out)
+    state.wait_for_everyone()
+    if encoding_file.is_file():
+        previous = json.loads(encoding_file.read_text(encoding="utf-8"))
+        if previous != spec:
+            changed = sorted(k for k in spec if previous.get(k) != spec[k])
+            raise FileExistsError(
+                f"{out} holds embeddings of a different run (differs in: {', '.join(changed)}); "
+                "pass --overwrite or choose another --out"
+            )
+    elif out.exists() and any(out.iterdir()):
+        raise FileExistsError(f"{out} exists and is not an encoding folder; pass --overwrite or another --out")
+    state.wait_for_everyone()
+    if state.is_main_process:
+        (out / SHARDS_DIR).mkdir(parents=True, exist_ok=True)
+        atomic_write_json(encoding_file, spec)
+    state.wait_for_everyone()
+
+    encoder = DenseEncoder(model_path, device=state.device, fp16=fp16, max_doc_length=max_length)
+    report = EncodeReport()
+    mine = _papers_of_process(data, shard_size, state.process_index, state.num_processes)
+    papers_done = 0
+
+    def advance(rows: int) -> None:
+        nonlocal papers_done
+        papers_done += rows
+        if on_papers is not None:
+            on_papers(papers_done, mine)
+
+    start = time.perf_counter()
+    n_shards = 0
+    for index, table in _corpus_shards(data, shard_size):
+        n_shards = index + 1
+        if index % state.num_processes != state.process_index:
+            continue
+        if shard_done(out, index, table.num_rows):
+            report.skipped.append(index)
+            advance(table.num_rows)
+            continue
+        texts = batch_texts(table)
+        embeddings = encoder.encode_documents(texts, batch_size=batch_size, on_batch=advance)
+        emb_path, ids_path = shard_paths(out, index)
+        save_npy(ids_path, table.column("doc_id").to_numpy().astype(np.int64))
+        save_npy(emb_path, embeddings)  # last: its presence marks the shard finished
+        report.encoded.append(index)
+        say(f"dense: shard {index} ({table.num_rows:,} papers) encoded by process {state.process_index}")
+        if on_shard is not None:
+            on_shard(index)
+    state.wait_for_everyone()
+    if state.is_main_process:
+        manifest = build_faiss(
+            out, data, n_shards, encoder.dim, spec, faiss_index=faiss_index, nlist=nlist, nprobe=nprobe,
+            hnsw_m=hnsw_m, ef_search=ef_search,
+            extra={
+                "max_query_length": encoder.max_query_length,
+                "max_doc_length": encoder.max_doc_length,
+                "encode_seconds": round(time.perf_counter() - start, 3),
+                "num_processes": state.num_processes,
+                "fp16": encoder.fp16,
+            },
+        )
+        say(f"dense: {manifest['n_docs']:,} papers, FAISS {faiss_index} index -> {out}")
+    state.wait_for_everyone()
+    report.manifest = read_manifest(out)
+    return report

@@ -1,0 +1,57 @@
+"""Reading a generated survey (Markdown) into a heading tree, a reference list and citation instances.
+
+Two protocols, because the published SurGE numbers and the SurGE paper disagree on how a survey is read
+(``docs/protocol.md`` §2-§4):
+
+``official``
+    Reproduces the authors' released evaluator, quirks included, so that scores computed with it are
+    comparable with the published Table 4 (:mod:`.official_parse`; the function-by-function mirror of
+    the released code is :mod:`surge_dataset.protocols.official`).
+``paper``
+    Follows the paper's text, robustly (:mod:`.paper_parse`).
+
+Parsing never raises on odd input: every oddity becomes a :class:`Diagnostic`. Modules, by job:
+
+* :mod:`.decode`       bytes -> text -> lines (encodings, byte-order mark, newlines);
+* :mod:`.model`        ``SurveyNode``, ``Reference``, ``Citation``, ``GeneratedSurvey``, ``Diagnostic``;
+* :mod:`.headings`     which headings each protocol counts (skip rules);
+* :mod:`.tree`         the heading-tree builder both parsers share;
+* :mod:`.official_parse` / :mod:`.paper_parse`  the two readings;
+* :mod:`.diagnostics`  the diagnostics both parsers add;
+* :mod:`.parse`        :func:`parse_survey`, the entry point.
+"""
+
+from __future__ import annotations
+
+from .decode import decode_survey_bytes, read_survey_file
+from .model import PROTOCOLS, Citation, Diagnostic, GeneratedSurvey, Reference, SurveyNode
+from .official_parse import (
+    OFFICIAL_CITATION_RE,
+    OFFICIAL_HEADING_RE,
+    OFFICIAL_REFERENCE_RE,
+    official_reference,
+)
+from .paper_parse import MAX_CITATION_RANGE, PAPER_CITATION_RE, PAPER_HEADING_RE, PAPER_REFERENCE_RE
+from .parse import parse_survey
+
+#: Old private name, still imported by tests.
+_official_reference = official_reference
+
+__all__ = [
+    "MAX_CITATION_RANGE",
+    "OFFICIAL_CITATION_RE",
+    "OFFICIAL_HEADING_RE",
+    "OFFICIAL_REFERENCE_RE",
+    "PAPER_CITATION_RE",
+    "PAPER_HEADING_RE",
+    "PAPER_REFERENCE_RE",
+    "PROTOCOLS",
+    "Citation",
+    "Diagnostic",
+    "GeneratedSurvey",
+    "Reference",
+    "SurveyNode",
+    "decode_survey_bytes",
+    "parse_survey",
+    "read_survey_file",
+]

@@ -1,0 +1,335 @@
+"""The ``paper`` reading: the SurGE paper's text, read robustly (protocol.md §2-§4).
+
+The reference list comes from a References / Bibliography / Works Cited section (a heading, or a bare
+``**References:**`` line) when there is one, else from the main block of ``[n]`` lines anywhere; titles
+are taken whole from ``[n] Title``, ``[n] Authors. (year). *Title*`` and (best effort) ``[n] Authors.
+Title. Venue, year.``; citations ``[3]``, ``[1, 2]``, ``[1-3]``, ``[1; 2]``, ``[1][2]`` are all found;
+sentences end at ``.``/``?``/``!`` followed by white space (common abbreviations excepted) or at a line
+break; the references section is neither a heading, a content section nor a source of citation instances.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from .diagnostics import final_diagnostics, line_list, missing_numbers_diagnostic
+from .headings import PSEUDO_REFERENCES_RE, is_references_node, is_references_title, strip_wrapping_emphasis
+from .model import Citation, Diagnostic, GeneratedSurvey, Reference, walk_nodes
+from .tree import build_tree, to_int
+
+#: CommonMark ATX heading: up to 3 spaces, 1-6 ``#``, white space, title, optional closing ``#`` run.
+PAPER_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+#: A bracketed group of citation numbers: ``[3]``, ``[1, 2]``, ``[1-3]``, ``[1; 2]``, ``[2, 4-6]``.
+PAPER_CITATION_RE = re.compile(
+    r"\[\s*(\d+(?:\s*[-\u2013\u2014]\s*\d+)?(?:\s*[,;]\s*\d+(?:\s*[-\u2013\u2014]\s*\d+)?)*)\s*\]"
+)
+_CITATION_ITEM_RE = re.compile(r"(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?")
+#: A numbered reference entry: optional list bullet, ``[n]`` (or footnote ``[^n]:``), the entry text.
+PAPER_REFERENCE_RE = re.compile(r"^\s*(?:[-*+]\s+)?\[\^?(\d+)\]\s*[:.)]?\s*(.*?)\s*$")
+_NUMBERED_LIST_RE = re.compile(r"^\s*(\d+)[.)]\s+(\S.*?)\s*$")
+_BULLET_RE = re.compile(r"^\s*[-*+]\s+(\S.*?)\s*$")
+#: ``*emphasised*`` text inside an entry; underscores are left alone (LaTeX subscripts use them).
+_EMPHASIS_RE = re.compile(r"(?<![*\w])(\*{1,3})(?!\s)(.+?)(?<!\s)\1(?![*\w])")
+_QUOTED_WHOLE_RE = re.compile(r"^([\"'\u201c\u2018])(.+)([\"'\u201d\u2019])$")
+_MD_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_APA_RE = re.compile(
+    r"^(?P<authors>.+?)\s*[\(\[](?P<year>(?:19|20)\d{2}[a-z]?|n\.\s?d\.?|in\s+press|forthcoming)[\)\]]"
+    r"\s*[.,:]?\s*(?P<rest>.*)$",
+    re.I,
+)
+_QUOTED_TITLE_RE = re.compile(r"[\"\u201c]([^\"\u201d]{3,})[\"\u201d]")
+_YEAR_RE = re.compile(r"\b(?:19|20)\d{2}[a-z]?\b")
+#: Sentence end: ``.``/``?``/``!`` (then closing quotes or brackets) followed by white space, or a line break.
+_SENTENCE_END_RE = re.compile(r"[.?!]+[\"'\u201d\u2019)\]]*(?=\s)|\n")
+_ABBREVIATIONS = frozenset(
+    "e.g i.e al cf vs fig figs eq eqs sec secs ref refs no nos vol pp proc conf approx resp dr mr ms mrs "
+    "prof jr sr st inc ed eds ch et".split()
+)
+_LAST_WORD_RE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+
+MAX_CITATION_RANGE = 50  # a range [a-b] spanning more numbers than this is kept as its two ends only
+
+
+def _paper_heading(line: str) -> tuple[int, str] | None:
+    match = PAPER_HEADING_RE.match(line)
+    if match is None:
+        return None
+    return len(match.group(1)), strip_wrapping_emphasis(match.group(2))
+
+
+def _clean_title(title: str) -> str:
+    title = strip_wrapping_emphasis(title.strip())
+    quoted = _QUOTED_WHOLE_RE.match(title)
+    if quoted and (quoted.group(1) + quoted.group(3)) in ('""', "''", "\u201c\u201d", "\u2018\u2019"):
+        title = quoted.group(2).strip()
+    return title.rstrip(" .,;").strip()
+
+
+def _looks_like_authors(segment: str) -> bool:
+    lowered = segment.lower()
+    return any(mark in lowered for mark in (",", "&", " and ", "et al")) or bool(
+        re.search(r"\b[A-Z]\.$", segment.strip())
+    )
+
+
+def _sentence_ends(text: str) -> list[int]:
+    """End offsets of the sentences of ``text`` (boundaries after ``.?!`` + space, or at a line break)."""
+    ends = []
+    for match in _SENTENCE_END_RE.finditer(text):
+        token = match.group(0)
+        if token != "\n" and token.startswith(".") and len(token.rstrip("\"'\u201d\u2019)]")) == 1:
+            word = _LAST_WORD_RE.search(text, max(0, match.start() - 12), match.start())
+            if word is not None:
+                last = word.group(1)
+                if (len(last) == 1 and last.isupper()) or last.lower().rstrip(".") in _ABBREVIATIONS:
+                    continue
+        ends.append(match.end())
+    return ends
+
+
+def _split_segments(text: str) -> list[str]:
+    segments, begin = [], 0
+    for end in _sentence_ends(text):
+        segments.append(text[begin:end].strip())
+        begin = end
+    segments.append(text[begin:].strip())
+    return [segment for segment in segments if segment]
+
+
+def _paper_reference_title(entry: str) -> str:
+    """The title of a reference entry in any of the styles generated surveys use (best effort)."""
+    text = _MD_LINK_RE.sub(r"\1", entry).strip()
+    apa = _APA_RE.match(text)
+    if apa and re.search(r"[^\W\d_]", apa.group("rest")):
+        authors, rest = apa.group("authors").strip(), apa.group("rest").strip()
+        leading = _EMPHASIS_RE.match(rest)
+        if leading:
+            return _clean_title(leading.group(2))
+        if authors.endswith(".") or _looks_like_authors(authors):
+            segments = _split_segments(rest)
+            return _clean_title(segments[0] if segments else rest)
+    emphasised = _EMPHASIS_RE.search(text)
+    if emphasised:
+        return _clean_title(emphasised.group(2))
+    quoted = _QUOTED_TITLE_RE.search(text)
+    if quoted:
+        return _clean_title(quoted.group(1))
+    segments = _split_segments(text)
+    if len(segments) >= 2 and _YEAR_RE.search(segments[-1]):
+        if len(segments) >= 3 and _looks_like_authors(segments[0]):
+            return _clean_title(segments[1])
+        return _clean_title(segments[0])
+    return _clean_title(text)
+
+
+def _looks_like_prose(entry: str) -> bool:
+    """A paragraph that merely starts with a citation ("[43] suggests that ...") rather than an entry."""
+    return bool(entry) and entry[0].islower() and len(entry.split()) > 12
+
+
+def _reference_candidate(line: str) -> tuple[int, str] | None:
+    match = PAPER_REFERENCE_RE.match(line)
+    if match is None or not match.group(2):
+        return None
+    number = to_int(match.group(1))
+    if number is None or _looks_like_prose(match.group(2)):
+        return None
+    return number, match.group(2)
+
+
+def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSurvey:
+    """Tree, reference list and citation instances of right-stripped ``lines`` under the paper's rules."""
+    root_builder, heading_count, fenced = build_tree(lines, _paper_heading, fence_aware=True)
+    builders = list(root_builder.walk())
+
+    # Lines of the references section: under a References heading (and its sub-headings), or after a bare
+    # "**References:**" line up to the next heading.
+    region: list[tuple[int, str]] = []
+    region_numbers: set[int] = set()
+    ref_roots = [b for b in builders if b.level > 0 and is_references_title(b.title)]
+    for ref_root in ref_roots:
+        for sub in ref_root.walk():
+            for number, text in sub.lines:
+                if number not in region_numbers:
+                    region.append((number, text))
+                    region_numbers.add(number)
+    has_section = bool(ref_roots)
+    for builder in builders:
+        if any(number in region_numbers for number, _ in builder.lines):
+            continue
+        marker_at = next(
+            (
+                i
+                for i, (number, text) in enumerate(builder.lines)
+                if number not in fenced and PSEUDO_REFERENCES_RE.match(text)
+            ),
+            None,
+        )
+        if marker_at is not None:
+            has_section = True
+            for number, text in builder.lines[marker_at:]:
+                region_numbers.add(number)
+                if number != builder.lines[marker_at][0]:
+                    region.append((number, text))
+    region.sort()
+
+    references: dict[int, Reference] = {}
+    consumed: set[int] = set(region_numbers)
+
+    def add(number: int, entry: str, raw: str, line: int) -> None:
+        if number in references:
+            diagnostics.append(
+                Diagnostic(
+                    "duplicate_reference_number",
+                    f"[{number}] listed again (first on line {references[number].line}); the first is kept",
+                    line,
+                )
+            )
+            return
+        title = _paper_reference_title(entry)
+        if not title:
+            diagnostics.append(
+                Diagnostic(
+                    "unparsed_reference_line", f"no title in reference entry {raw.strip()[:120]!r}", line
+                )
+            )
+            return
+        references[number] = Reference(number, title, raw.strip(), line)
+
+    if has_section:
+        bullets: list[tuple[int, str, str]] = []
+        unparsed: list[tuple[int, str]] = []
+        for number, text in region:
+            if not text.strip() or number in fenced:
+                continue
+            match = PAPER_REFERENCE_RE.match(text) or _NUMBERED_LIST_RE.match(text)
+            ref_number = to_int(match.group(1)) if match else None
+            if match and ref_number is not None and match.group(2):
+                add(ref_number, match.group(2), text, number)
+                continue
+            bullet = _BULLET_RE.match(text)
+            if bullet:
+                bullets.append((number, bullet.group(1), text))
+            else:
+                unparsed.append((number, text))
+        if not references and bullets:
+            diagnostics.append(
+                Diagnostic(
+                    "unnumbered_references",
+                    f"the references section lists {len(bullets)} entries without numbers; numbered 1.."
+                    f"{len(bullets)} in order, so no [n] in the text can be matched with certainty",
+                    bullets[0][0],
+                )
+            )
+            for index, (number, entry, raw) in enumerate(bullets, 1):
+                add(index, entry, raw, number)
+        else:
+            unparsed.extend((number, raw) for number, _entry, raw in bullets)
+        for number, text in unparsed:
+            diagnostics.append(
+                Diagnostic(
+                    "unparsed_reference_line",
+                    f"line in the references section is not an entry: {text.strip()[:120]!r}",
+                    number,
+                )
+            )
+        if not references:
+            diagnostics.append(
+                Diagnostic(
+                    "empty_references_section",
+                    "a references section exists but holds no entry; looking for [n] lines elsewhere",
+                    min(region_numbers) if region_numbers else None,
+                )
+            )
+
+    # [n] lines outside the references section: stray when a section was used, else the fallback list.
+    blocks: list[list[tuple[int, int, str, str]]] = []
+    current: list[tuple[int, int, str, str]] = []
+    for number, line in enumerate(lines, 1):
+        in_content = number not in region_numbers and number not in fenced and _paper_heading(line) is None
+        candidate = _reference_candidate(line) if in_content else None
+        if candidate is not None:
+            current.append((number, candidate[0], candidate[1], line))
+        elif not (in_content and not line.strip()):
+            if current:
+                blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    outside = [item for block in blocks for item in block]
+
+    if not references and outside:
+        main = max(reversed(blocks), key=len)  # the longest block; on a tie the later one
+        for number, ref_number, entry, raw in main:
+            add(ref_number, entry, raw, number)
+            consumed.add(number)
+        extras = [item for block in blocks if block is not main for item in block]
+        used = 0
+        for number, ref_number, entry, raw in extras:
+            if ref_number not in references:
+                add(ref_number, entry, raw, number)
+                consumed.add(number)
+                used += 1
+        if extras:
+            diagnostics.append(
+                Diagnostic(
+                    "stray_reference_lines",
+                    f"{len(extras)} [n] line(s) outside the main reference list (lines "
+                    f"{line_list([item[0] for item in extras])}); "
+                    f"{used} used for numbers missing from it, the rest left as text",
+                    extras[0][0],
+                )
+            )
+    elif outside:
+        diagnostics.append(
+            Diagnostic(
+                "stray_reference_lines",
+                f"{len(outside)} [n] line(s) outside the references section are left as text (lines "
+                f"{line_list([item[0] for item in outside])})",
+                outside[0][0],
+            )
+        )
+
+    root = root_builder.freeze(lambda number: number not in consumed)
+
+    citations: list[Citation] = []
+    for node, _depth in walk_nodes(root, prune=is_references_node):
+        content = node.content
+        ends: list[int] | None = None
+        for match in PAPER_CITATION_RE.finditer(content):
+            if ends is None:
+                ends = _sentence_ends(content)
+            at = match.start()
+            k = bisect.bisect_right(ends, at)
+            begin = ends[k - 1] if k > 0 else 0
+            end = ends[k] if k < len(ends) else len(content)
+            sentence = content[begin:end].strip()
+            for cited in _expand_citation_group(match.group(1), diagnostics, node.line):
+                citations.append(Citation(cited, node.title, sentence, at))
+
+    diagnostics.extend(missing_numbers_diagnostic(citations, references))
+    diagnostics.extend(final_diagnostics(heading_count, references))
+    return GeneratedSurvey(root, references, citations, diagnostics, "paper")
+
+
+def _expand_citation_group(group: str, diagnostics: list[Diagnostic], line: int) -> list[int]:
+    """Numbers of one bracket group (``1, 3-5``), ranges expanded, repeats within the group dropped."""
+    numbers: list[int] = []
+    for item in _CITATION_ITEM_RE.finditer(group):
+        low = to_int(item.group(1))
+        high = to_int(item.group(2)) if item.group(2) else low
+        if low is None or high is None:
+            continue
+        if high < low or high - low >= MAX_CITATION_RANGE:
+            diagnostics.append(
+                Diagnostic(
+                    "suspicious_citation_range",
+                    f"citation range [{item.group(0)}] kept as its two ends only",
+                    line or None,
+                )
+            )
+            numbers.extend((low, high))
+        else:
+            numbers.extend(range(low, high + 1))
+    return list(dict.fromkeys(numbers))

@@ -1,0 +1,31 @@
+"""``parse_survey``: text or bytes -> :class:`~.model.GeneratedSurvey` under one of the two protocols."""
+
+from __future__ import annotations
+
+from .decode import decode_survey_bytes, normalise_newlines, split_lines
+from .model import PROTOCOLS, Diagnostic, GeneratedSurvey
+from .official_parse import parse_official
+from .paper_parse import parse_paper
+
+
+def parse_survey(text: str | bytes, protocol: str = "official") -> GeneratedSurvey:
+    """Parse a generated survey under ``protocol`` (``official`` or ``paper``); never raises on odd text."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")
+    diagnostics: list[Diagnostic] = []
+    if isinstance(text, (bytes, bytearray)):
+        text, diagnostics = decode_survey_bytes(bytes(text))
+    elif not isinstance(text, str):
+        raise TypeError(f"parse_survey expects str or bytes, not {type(text).__name__}")
+    text = normalise_newlines(text, keep_bom=protocol == "official")
+    if text.startswith("\ufeff") and protocol == "official":
+        diagnostics.append(
+            Diagnostic("byte_order_mark", "the file starts with a byte-order mark, kept as the released "
+                       "evaluator keeps it (a heading on the first line is then not read as a heading)", 1)
+        )
+    lines = split_lines(text)
+    if not text.strip():
+        diagnostics.append(Diagnostic("empty_file", "the survey is empty or only white space"))
+    if protocol == "official":
+        return parse_official(lines, diagnostics)
+    return parse_paper(lines, diagnostics)
