@@ -28,7 +28,6 @@ resolved, or ours and the released way disagree); missed targets are reported as
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import resource
@@ -40,20 +39,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-
-def _load_sibling(name: str) -> Any:
-    """``benchmarks/<name>.py`` as a module (``benchmarks/`` is not a package; this file is also imported
-    by ``retrieval_scale.py``)."""
-    spec = importlib.util.spec_from_file_location(f"surge_bench_{name}", Path(__file__).with_name(f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+# Sibling modules of this folder (``benchmarks/`` is not a package), also when this file is loaded by path.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 # The synthetic data (benchmarks/synthetic_corpus.py); re-exported here, where retrieval_scale.py finds them.
-_synthetic = _load_sibling("synthetic_corpus")
+import synthetic_corpus as _synthetic  # noqa: E402
+
 N_SURVEYS, N_REFS, SEED, GEN_VERSION = _synthetic.N_SURVEYS, _synthetic.N_REFS, _synthetic.SEED, _synthetic.GEN_VERSION
 Synth, generate = _synthetic.Synth, _synthetic.generate
 

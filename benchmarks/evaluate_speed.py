@@ -57,7 +57,6 @@ the released code the script says so, skips the released side and still times ou
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -73,27 +72,22 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-def _load_sibling(name: str) -> Any:
-    """``benchmarks/<name>.py`` as a module (``benchmarks/`` is not a package; this file may itself be
-    loaded by path, from the tests or ``alce_speed.py``)."""
-    spec = importlib.util.spec_from_file_location(f"surge_bench_{name}", Path(__file__).with_name(f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+# Sibling modules of this folder (``benchmarks/`` is not a package), also when this file is loaded by path.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 # The synthetic ground truth and the shared outputs (benchmarks/synthetic_gt.py); re-exported here, where
 # tests/test_released_parity.py and alce_speed.py find them.
-_gt = _load_sibling("synthetic_gt")
+import synthetic_gt as _gt  # noqa: E402
+
 ROOT, BASELINES, SYSTEMS, SURVEY_IDS = _gt.ROOT, _gt.BASELINES, _gt.SYSTEMS, _gt.SURVEY_IDS
 N_PAPERS, SEED = _gt.N_PAPERS, _gt.SEED
 passage_file, survey_title = _gt.passage_file, _gt.survey_title
 generate_source, link_passages = _gt.generate_source, _gt.link_passages
 
 # The comparison with the released evaluator and the tables (benchmarks/speed_report.py).
-_report = _load_sibling("speed_report")
+import speed_report as _report  # noqa: E402
+
 METRICS, ROUGE_KEYS, NLI_KEYS = _report.METRICS, _report.ROUGE_KEYS, _report.NLI_KEYS
 TOLERANCE, DEFAULT_TOLERANCE = _report.TOLERANCE, _report.DEFAULT_TOLERANCE
 agreement, agreement_report, timing_report = _report.agreement, _report.agreement_report, _report.timing_report
