@@ -219,6 +219,14 @@ def evaluate(
     judge_timeout: float = typer.Option(120.0, "--judge-timeout", help="Seconds per judge request before it is retried."),
     judge_max_tries: int = typer.Option(3, "--judge-max-tries", help="Answers asked for before a score is recorded as missing."),
     judge_batch_size: int = typer.Option(8, "--judge-batch-size", help="Prompts per batch for hf:/gguf: judges."),
+    judge_repeats: int = typer.Option(
+        1, "--judge-repeats", help="Ask every judged question K times as distinct samples: mean and <key>_std per survey."),
+    judge_temperature: float = typer.Option(
+        None, "--judge-temperature", help="Temperature of the repeats of greedy judge settings (default 0.7 with "
+                                          "--judge-repeats > 1; the released style samples at 1.0 already)."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Print the LLM calls and estimated tokens of the run; send nothing, write nothing."),
+    price_per_1k: str = typer.Option(None, "--price-per-1k", help="With --dry-run: IN,OUT price per 1,000 tokens."),
     alce_backend: str = typer.Option(
         "nli", "--alce-backend", help="Entailment for alce: nli (the --nli-model cross-encoder) or judge (the --judge LLM)."),
     ner_model: str = typer.Option(
@@ -259,10 +267,23 @@ def evaluate(
                                   embedding_model=embedding_model, dtype=dtype, embedding_dtype=dtype,
                                   device=resolve_device(device),
                                   judge=judge, judge_weighted=judge_weighted, judge_max_tries=judge_max_tries,
+                                  judge_repeats=judge_repeats, judge_temperature=judge_temperature,
                                   alce_backend=alce_backend, ner_model=ner_model, min_cites=min_cites,
                                   exclude_empty=exclude_empty)
     except ValueError as exc:
         _fail(str(exc))
+    if price_per_1k and not dry_run:
+        _fail("--price-per-1k goes with --dry-run (real runs record the tokens in results['judge']['llm'])")
+    if dry_run:
+        from .cli_cost import evaluate_dry_run
+        from .llm.usage import parse_price
+
+        try:
+            evaluate_dry_run(dataset, passages, config, per_1k=parse_price(price_per_1k), base_url=base_url,
+                             cache_dir=cache_dir)
+        except (FileNotFoundError, ValueError, LLMError) as exc:
+            _fail(str(exc))
+        return
 
     factories = model_factories(config, batch_size=batch_size, cache_dir=cache_dir, base_url=base_url,
                                 judge_concurrency=judge_concurrency, judge_timeout=judge_timeout,
@@ -303,7 +324,11 @@ def evaluate(
         missing = sum(v for r in results["surveys"].values() for k, v in r["counts"].items() if k.endswith("_missing"))
         stats = results["judge"].get("llm", {})
         console.print(f"judge {judge}: {stats.get('requested', 0)} requests, {stats.get('cache_hits', 0)} from cache, "
-                      f"{stats.get('retries', 0)} retries; {missing} judge answers missing", highlight=False)
+                      f"{stats.get('retries', 0)} retries; {missing} judge answers missing; tokens "
+                      f"{stats.get('prompt_tokens', 0):,} in / {stats.get('completion_tokens', 0):,} out (reported)"
+                      + (f" + about {stats['estimated_prompt_tokens']:,} / {stats['estimated_completion_tokens']:,} "
+                         "estimated (characters / 4, no usage came back)" if stats.get("usage_estimated") else ""),
+                      highlight=False)
     for skipped in results.get("excluded", []):
         console.print(f"[yellow]excluded:[/] survey {skipped['survey_id']}: {skipped['reason']}", highlight=False)
     for failure in results["failures"]:

@@ -124,7 +124,8 @@ def generate(
                                                       "guided, any generator an installed package declares in the "
                                                       "surge.generators entry-point group, or module:Class."),
     llm: str = typer.Option(..., "--llm", help="openai:<model>, hf:<model id or folder> or gguf:<file>."),
-    out: Path = typer.Option(..., "--out", help="Output folder: <out>/<survey_id>/survey.md + survey.json."),
+    out: Path = typer.Option(None, "--out", help="Output folder: <out>/<survey_id>/survey.md + survey.json "
+                                                 "(required unless --dry-run)."),
     data: str = typer.Option("surge", "--data", help="Built dataset folder or Hub id (org/name)."),
     run: Path = typer.Option(None, "--run", help="TREC run of survey-title queries (surge retrieve); needed by "
                                                  "retrieval-based systems."),
@@ -147,6 +148,9 @@ def generate(
         "shorter papers. Default: from the model's config (hf:/gguf:), none for openai: (0 = never shorten)."),
     option: list[str] = typer.Option(None, "--option", "-o", help="System option KEY=VALUE (repeatable), e.g. "
                                                                   "-o max_sections=6 -o signals=surveygen_signals.json."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Estimate LLM calls and tokens per survey with a stand-in "
+                                                          "LLM; send nothing, write nothing."),
+    price_per_1k: str = typer.Option(None, "--price-per-1k", help="With --dry-run: IN,OUT price per 1,000 tokens."),
 ) -> None:
     """Generate surveys with one system; resumable (finished surveys and cached LLM answers are reused).
 
@@ -191,6 +195,20 @@ def generate(
         ids = [s.survey_id for s in dataset.surveys(None if split == "all" else split)]
     if limit is not None:
         ids = ids[: max(0, limit)]
+    if price_per_1k and not dry_run:
+        _fail("--price-per-1k goes with --dry-run (real runs record tokens in each survey.json)")
+    if dry_run:
+        from .cli_cost import generate_dry_run
+        from .llm.usage import parse_price
+
+        try:
+            generate_dry_run(dataset, generator, llm, ids, run=run, top_k=top_k, context_length=context_length,
+                             per_1k=parse_price(price_per_1k))
+        except (LLMError, ModelLoadError, ValueError) as exc:
+            _fail(str(exc))
+        return
+    if out is None:
+        _fail("--out is required (a folder for the generated surveys)")
 
     state = _distributed_state()
     device = None

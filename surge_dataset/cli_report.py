@@ -74,6 +74,10 @@ def report(
         if with_paper:
             _add_published_rows(table, chosen)
         out_console.print(table)
+    from .report.judge_variance import judge_std_note
+
+    for line in judge_std_note(report_data.get("judge_std") or {}):
+        out_console.print(line, highlight=False)
     out_console.print(f"{out}: {', '.join(report_data['files'])}", highlight=False)
 
 

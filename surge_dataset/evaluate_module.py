@@ -38,7 +38,8 @@ Args:
     aggregate (str): "released" (default under official: undefined values count 0) or "defined".
     nli_model, embedding_model, ner_model (str): model names or local folders (defaults: the paper's).
     judge (str): an LLM judge for the judged metrics: "openai:<model>", "hf:<model>" or "gguf:<file>";
-        base_url, judge_concurrency, judge_timeout, judge_max_tries, judge_weighted, judge_batch_size.
+        base_url, judge_concurrency, judge_timeout, judge_max_tries, judge_weighted, judge_batch_size,
+        judge_repeats (K draws per question: mean and <key>_std), judge_temperature.
     alce_backend (str): "nli" or "judge"; device, dtype, batch_size, cache_dir: how models run.
     Unknown keyword arguments are an error.
 Returns:

@@ -118,7 +118,7 @@ def meta_evaluate(
         for per_survey in systems.values():
             for record in per_survey.values():
                 keys.update(record)
-        metrics = sorted(keys)
+        metrics = sorted(k for k in keys if not (k.endswith("_std") and k[:-4] in keys))  # judge noise: not a metric
     out: dict[str, Any] = {}
     for metric in metrics:
         entry = {}

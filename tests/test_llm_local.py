@@ -77,3 +77,19 @@ def test_weighted_needs_a_local_judge():
         Judge(make_llm("openai:gpt-4o", cache_dir=False), weighted=True)
     with pytest.raises(LLMConfigurationError, match="no such file"):
         make_llm("gguf:/nowhere/model.gguf")
+
+
+def test_local_answers_report_their_token_counts(tiny_llama):
+    """The model's own counts: the templated prompt's tokens (no padding) and at most the answer budget."""
+    llm = make_llm(f"hf:{tiny_llama}", cache_dir=False, batch_size=4, device="cpu")
+    prompts = [_conversation("graph " * n + "score it") for n in (1, 7, 20)]
+    completions = llm.generate(prompts, GenerationSettings(max_new_tokens=5))
+    tokenizer = llm.backend.tokenizer
+    for prompt, completion in zip(prompts, completions, strict=True):
+        text = tokenizer.apply_chat_template([{"role": "user", "content": prompt[0][1]}], tokenize=False,
+                                             add_generation_prompt=True)
+        assert completion.prompt_tokens == len(tokenizer(text, add_special_tokens=False)["input_ids"])
+        assert 0 <= completion.completion_tokens <= 5
+    stats = llm.stats.as_dict()
+    assert stats["usage_reported"] == 3 and stats["usage_estimated"] == 0
+    assert stats["prompt_tokens"] == sum(c.prompt_tokens for c in completions)

@@ -56,6 +56,8 @@ def compute(
     judge: Any = None,
     judge_weighted: bool = False,
     judge_max_tries: int = 3,
+    judge_repeats: int = 1,
+    judge_temperature: float | None = None,
     alce_backend: str = "nli",
     base_url: str | None = None,
     judge_concurrency: int = 8,
@@ -75,7 +77,9 @@ def compute(
     or ``SurgeData``) whose corpus resolves reference titles and whose surveys answer survey ids; the
     metrics that need a corpus (``recall``, ``citation_accuracy``, ...) require it. Models are given
     by name (``nli_model``, ``embedding_model``, ``ner_model``, ``judge="openai:gpt-4o"``) or as
-    objects (``nli=``, ``encoder=``, ``ner=``, ``judge=`` a ``Judge``). Unknown keywords are an error.
+    objects (``nli=``, ``encoder=``, ``ner=``, ``judge=`` a ``Judge``). ``judge_repeats=K`` asks every judged
+    question K times (mean and ``<key>_std`` per survey; see ``surge evaluate --judge-repeats``). Unknown
+    keywords are an error.
 
     Returns the mean of every key over the surveys (``--aggregate`` rules), ``per_survey`` (one dict of
     values per prediction), ``counts`` and ``diagnostics`` (one list per prediction), ``average_counts``.
@@ -90,7 +94,8 @@ def compute(
     config = EvaluationConfig(
         metrics=names, protocol=protocol, aggregate=aggregate, dtype=dtype, embedding_dtype=dtype,
         device=resolve_device(device) if nli is None or encoder is None or ner is None else device,
-        judge=judge_spec, judge_weighted=judge_weighted, judge_max_tries=judge_max_tries, alce_backend=alce_backend,
+        judge=judge_spec, judge_weighted=judge_weighted, judge_max_tries=judge_max_tries, judge_repeats=judge_repeats,
+        judge_temperature=judge_temperature, alce_backend=alce_backend,
         **{k: v for k, v in (("nli_model", nli_model), ("embedding_model", embedding_model), ("ner_model", ner_model))
            if v is not None},
     )

@@ -23,6 +23,7 @@ __all__ = [
     "DTYPES",
     "EvaluationConfig",
     "default_metrics",
+    "judge_settings",
     "parse_metrics",
     "result_keys",
     "selected_metrics",
@@ -68,6 +69,12 @@ class EvaluationConfig:
     judge_style: str | None = None
     #: Version of ``surge_dataset.prompts`` the judge saw (filled in when a judge is set).
     prompts_version: str | None = None
+    #: Every judged question asked this many times as distinct samples; each judged metric reports
+    #: the mean over repeats and ``<key>_std`` (sample standard deviation, ddof=1) per survey.
+    judge_repeats: int = 1
+    #: Temperature of the repeats of greedy (temperature 0) judge settings; with judge_repeats > 1 it
+    #: defaults to ``llm.judge.REPEAT_TEMPERATURE`` (0.7). Settings that already sample keep theirs.
+    judge_temperature: float | None = None
     #: ALCE's entailment decisions: ``nli`` (the cross-encoder) or ``judge`` (the LLM judge as NLI).
     alce_backend: str = "nli"
     #: NER model of the heading entity recall (STORM's metric).
@@ -94,6 +101,17 @@ class EvaluationConfig:
             raise ValueError(f"alce_backend must be one of {', '.join(ALCE_BACKENDS)}, not {self.alce_backend!r}")
         if self.judge_style is None:
             self.judge_style = "released" if self.protocol == "official" else "surge"
+        if self.judge_repeats < 1:
+            raise ValueError(f"judge_repeats must be at least 1, not {self.judge_repeats}")
+        if self.judge_repeats > 1 and self.judge_temperature is None:
+            from ..llm.judge import REPEAT_TEMPERATURE
+
+            self.judge_temperature = REPEAT_TEMPERATURE
+        if self.judge_repeats == 1 and self.judge_temperature is not None:
+            raise ValueError("judge_temperature is the temperature of repeated questions: it needs judge_repeats > 1")
+        if self.judge_temperature is not None and self.judge_temperature <= 0:
+            raise ValueError(f"judge_temperature must be above 0 (repeats of a greedy answer are one answer), "
+                             f"not {self.judge_temperature}")
         if self.judge and self.prompts_version is None:
             from ..prompts import PROMPTS_VERSION
 
@@ -115,14 +133,16 @@ class EvaluationConfig:
                 payload.pop(name)
         for name, default in _LATER_DEFAULTS.items():
             if payload.get(name) == default:
-                payload.pop(name)
+                payload.pop(name, None)
         payload = json.dumps({**payload, "data": data_fingerprint}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-_JUDGE_FIELDS = ("judge", "judge_weighted", "judge_max_tries", "judge_style", "prompts_version")
+_JUDGE_FIELDS = ("judge", "judge_weighted", "judge_max_tries", "judge_style", "prompts_version", "judge_repeats",
+                 "judge_temperature")
 _LATER_DEFAULTS: dict[str, object] = {"alce_backend": "nli", "ner_model": DEFAULT_NER_MODEL,
-                                      "min_cites": 0, "exclude_empty": False}
+                                      "min_cites": 0, "exclude_empty": False, "judge_repeats": 1,
+                                      "judge_temperature": None}
 
 
 def _metric_names(text: str | Sequence[str]) -> list[str]:
@@ -160,7 +180,42 @@ def selected_metrics(config: EvaluationConfig) -> list[Metric]:
 
 
 def result_keys(config: EvaluationConfig) -> list[str]:
-    """The per-survey result keys a configuration produces (weighted keys only with judge_weighted)."""
+    """The per-survey result keys a configuration produces (weighted keys only with judge_weighted,
+    ``<key>_std`` of the judged metrics only with judge_repeats > 1)."""
     metrics = selected_metrics(config)
     keys = [k for m in metrics for k in m.keys]
-    return keys + [m.weighted_key for m in metrics if m.weighted_key and config.judge_weighted]
+    keys += [m.weighted_key for m in metrics if m.weighted_key and config.judge_weighted]
+    return keys + [f"{k}_std" for m in metrics if m.judged and config.judge_repeats > 1 for k in m.keys]
+
+
+def judge_settings(config: EvaluationConfig, judge: object = None) -> dict[str, object] | None:
+    """What the judge was and how it was asked, for ``config["judge_settings"]`` of every results file.
+
+    Built here only. ``style`` is the setting of SQS and CQS; the other judged metrics use ``surge``.
+    ``decoding`` gives, per (kind, style) the run may use, the answer budget and the temperature of the
+    questions as sent (repeats included). Read off ``judge`` when it is a :class:`~surge_dataset.llm.Judge`
+    (its token budgets), else the defaults ``surge evaluate`` builds its judge with.
+    """
+    if not config.judge:
+        return None
+    from ..llm.judge import REPEAT_TEMPERATURE, repeated_settings, style_settings
+
+    table = getattr(judge, "settings", None)
+    table = table if isinstance(table, dict) else style_settings()
+    repeat = 0 if config.judge_repeats > 1 else None
+    temperature = config.judge_temperature or REPEAT_TEMPERATURE
+    decoding = {}
+    for style in dict.fromkeys((config.judge_style or "surge", "surge")):
+        for kind in ("score", "points"):
+            settings = repeated_settings(table[kind, style], repeat, temperature)
+            decoding[f"{kind}/{style}"] = {"max_new_tokens": settings.max_new_tokens, "temperature": settings.temperature}
+    return {
+        "model": config.judge,
+        "prompts_version": config.prompts_version,
+        "style": config.judge_style,
+        "max_tries": config.judge_max_tries,
+        "repeats": config.judge_repeats,
+        "repeat_temperature": config.judge_temperature if config.judge_repeats > 1 else None,
+        "weighted": config.judge_weighted,
+        "decoding": decoding,
+    }

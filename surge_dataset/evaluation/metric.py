@@ -137,6 +137,17 @@ class Metric:
             requests.extend(self.requests(survey, config))
         models.prefetch(requests)
 
+    def estimate_requests(
+        self, surveys: Sequence[PreparedSurvey], config: EvaluationConfig
+    ) -> tuple[list[Any], str | None]:
+        """The judge questions a run would ask, known before any is answered (``--dry-run``), and a note
+        when they are an estimate. Default: every survey's :meth:`requests`, exact for metrics that ask
+        in one round; a metric asking in stages (its own :meth:`prefetch`) overrides this or is noted."""
+        asked = [r for survey in surveys for r in self.requests(survey, config).judge if r is not None]
+        if type(self).prefetch is not Metric.prefetch:
+            return asked, f"{self.name} asks in stages and gives no estimate: only its first requests are counted"
+        return asked, None
+
     def score(self, survey: PreparedSurvey, models: ModelSet, config: EvaluationConfig) -> MetricOutput:
         raise NotImplementedError
 

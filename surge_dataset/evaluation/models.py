@@ -14,7 +14,8 @@ import numpy as np
 
 from .metric import MODEL_KINDS, ModelSet
 
-__all__ = ["LazyModel", "PrefetchedEncoder", "PrefetchedNLI", "build_models", "is_built", "judge_report", "model_factories"]
+__all__ = ["LazyModel", "PrefetchedEncoder", "PrefetchedNLI", "build_models", "is_built", "judge_report", "model_factories",
+           "unwrap"]
 
 
 class LazyModel:
@@ -34,6 +35,11 @@ class LazyModel:
         if self._model is None:
             self._model = self._factory()
         return getattr(self._model, name)
+
+
+def unwrap(model: Any) -> Any:
+    """The model inside a built :class:`LazyModel` (None for one never built); other objects as they are."""
+    return model._model if isinstance(model, LazyModel) else model
 
 
 def is_built(model: Any) -> bool:
@@ -155,7 +161,8 @@ def model_factories(
             raise ValueError("the selected metrics need an LLM judge: pass judge= (e.g. openai:gpt-4o)")
         llm = make_llm(config.judge, base_url=base_url, concurrency=judge_concurrency, timeout=judge_timeout,
                        device=config.device, batch_size=judge_batch_size, cache_dir=cache_dir)
-        return Judge(llm, max_tries=config.judge_max_tries, weighted=config.judge_weighted)
+        extra = {"sample_temperature": config.judge_temperature} if config.judge_temperature else {}
+        return Judge(llm, max_tries=config.judge_max_tries, weighted=config.judge_weighted, **extra)
 
     def ner() -> Any:
         from ..models.ner import NERExtractor

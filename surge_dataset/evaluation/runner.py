@@ -8,7 +8,7 @@ outputs (one batch per model kind for the whole run, cached on disk) -> per-surv
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -18,12 +18,12 @@ import numpy as np
 from ..data.dataset import SurgeData
 from ..filters import SurveyFilter, split_entries
 from ..io import JsonlJournal, atomic_write_json, atomic_write_text
-from .config import EvaluationConfig, result_keys, selected_metrics
+from .config import EvaluationConfig, judge_settings, result_keys, selected_metrics
 from .metric import Metric, ModelSet, Requests, diagnostic
-from .models import build_models, is_built, judge_report
+from .models import build_models, is_built, judge_report, unwrap
 from .prepare import PreparedSurvey, discover_passages, package_versions, prepare_survey, survey_counts
 
-__all__ = ["evaluate_run", "journal_path", "needed_models", "prefetch_all", "score_survey"]
+__all__ = ["evaluate_run", "journal_path", "needed_models", "prefetch_all", "prepare_folder", "score_survey"]
 
 
 def needed_models(metrics: Sequence[Metric], config: EvaluationConfig) -> set[str]:
@@ -56,6 +56,24 @@ def prefetch_all(surveys: Sequence[PreparedSurvey], models: ModelSet, config: Ev
     models.prefetch(combined)
     for metric in staged:
         metric.prefetch(surveys, models, config)
+
+
+def prepare_folder(
+    data: SurgeData, passage_dir: str | Path, config: EvaluationConfig, *, skip: Container[int] = ()
+) -> tuple[list[PreparedSurvey], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(prepared surveys, failures, surveys the filters excluded) of a passage folder; ids in ``skip``
+    (finished in the journal) are not read again. Shared by a run and its ``--dry-run``."""
+    entries, failures = discover_passages(passage_dir, config.protocol)
+    entries, excluded = split_entries(data, entries, SurveyFilter(config.min_cites, config.exclude_empty))
+    prepared: list[PreparedSurvey] = []
+    for survey_id, path in entries:
+        if survey_id in skip:
+            continue
+        try:
+            prepared.append(prepare_survey(data, survey_id, path, config.protocol))
+        except Exception as exc:  # noqa: BLE001 - any unreadable survey is reported, the run goes on
+            failures.append({"survey_id": survey_id, "path": str(path), "error": f"{type(exc).__name__}: {exc}"})
+    return prepared, failures, excluded
 
 
 def score_survey(
@@ -155,17 +173,7 @@ def evaluate_run(
     journal = JsonlJournal(journal_path(out))
     finished = {rec["survey_id"]: rec for rec in journal.read()
                 if rec.get("config_key") == key and not _retry_on_rerun(rec)}
-    entries, failures = discover_passages(passage_dir, config.protocol)
-    entries, excluded = split_entries(data, entries, SurveyFilter(config.min_cites, config.exclude_empty))
-    prepared: list[PreparedSurvey] = []
-    for survey_id, path in entries:
-        if survey_id in finished:
-            continue
-        try:
-            prepared.append(prepare_survey(data, survey_id, path, config.protocol))
-        except Exception as exc:  # noqa: BLE001 - any unreadable survey is reported, the run goes on
-            failures.append({"survey_id": survey_id, "path": str(path), "error": f"{type(exc).__name__}: {exc}"})
-
+    prepared, failures, excluded = prepare_folder(data, passage_dir, config, skip=finished)
     models = ModelSet()
     if prepared:
         models = build_models(
@@ -200,6 +208,9 @@ def evaluate_run(
         "failures": sorted(failures, key=lambda f: (f["survey_id"] is None, f["survey_id"] or 0, f["path"])),
         "excluded": excluded,  # surveys the filters (--min-cites, --exclude-empty) left out, with the reason
     }
+    if config.judge:  # read off the judge that ran, never building one for it
+        live = models.judge if is_built(models.judge) else judge
+        results["config"]["judge_settings"] = judge_settings(config, unwrap(live))
     if is_built(models.judge):
         results["judge"] = judge_report(models.judge)
     elif judge is not None:

@@ -16,7 +16,8 @@ The package, by job:
   finds installed systems through the ``surge.generators`` entry-point group (the built-in baselines
   included) and in-process ones through :func:`register_generator`;
 * :mod:`.inputs`: what a generator is given (a run's top-k papers, the GT outline);
-* :mod:`.run`: the run driver (:func:`generate_surveys`, sidecars, resuming, :class:`RunReport`).
+* :mod:`.run`: the run driver (:func:`generate_surveys`, sidecars, resuming, :class:`RunReport`);
+* :mod:`.dry_run`: ``surge generate --dry-run``, calls and tokens counted against a stand-in LLM.
 
 The core never imports the ``baselines`` package: it is a plugin like any other.
 """

@@ -93,6 +93,11 @@ class Generator:
     def generate(self, topic: Topic, papers: Sequence[Paper], llm: Any) -> Draft:
         raise NotImplementedError
 
+    def placeholder_answer(self, conversation: Sequence[tuple[str, str]], settings: Any) -> str | None:
+        """What the stand-in LLM of ``surge generate --dry-run`` answers to ``conversation``; None (default)
+        = its generic placeholders (see :mod:`.dry_run`). Override when your parser needs another shape."""
+        return None
+
     # -- helpers for subclasses -----------------------------------------------------------------------
 
     def ask(

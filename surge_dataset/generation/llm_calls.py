@@ -7,85 +7,16 @@ arrive, and prompts shortened to the model's context by a :class:`PromptFitter`.
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..llm.usage import TokenCounter
+from ..llm.usage import load_tokenizer as _load_tokenizer  # noqa: F401 - the old name
+
 __all__ = ["PromptFitter", "RecordingLLM", "StageProgress", "TokenCounter"]
-
-
-@functools.lru_cache(maxsize=8)
-def _load_tokenizer(spec: str) -> Any:
-    """A tokenizer for hf:/gguf: specs, loaded once per process (None when it cannot be loaded)."""
-    try:
-        from transformers import AutoTokenizer
-
-        from ..llm.base import BackendSpec
-        from ..llm.local import gguf_location
-
-        parsed = BackendSpec.parse(spec)
-        if parsed.kind == "gguf":
-            folder, name = gguf_location(parsed.model)
-            return AutoTokenizer.from_pretrained(folder, gguf_file=name, trust_remote_code=False)
-        if parsed.kind == "hf":
-            return AutoTokenizer.from_pretrained(parsed.model, trust_remote_code=False)
-    except Exception:  # noqa: BLE001 - counting is best effort; fall back to the estimate
-        return None
-    return None
-
-
-class TokenCounter:
-    """Token counts of prompts and answers; the LLM layer reports none, so they are counted here.
-
-    ``method`` says how: ``tokenizer`` (the model's own tokenizer, chat template applied to prompts;
-    hf:/gguf:) or ``estimate: characters / 4`` (openai: servers, or when no tokenizer loads). The
-    tokenizer is looked up on the first count, after the first request: by then a local backend has
-    loaded its own, which is reused.
-    """
-
-    def __init__(self, llm: Any) -> None:
-        self.llm = llm
-        self._tokenizer: Any = None
-        self._resolved = False
-
-    @property
-    def tokenizer(self) -> Any:
-        if not self._resolved:
-            spec = str(getattr(self.llm, "spec", ""))
-            tokenizer = getattr(getattr(self.llm, "backend", None), "_tokenizer", None)
-            if tokenizer is None and spec.split(":", 1)[0] in ("hf", "gguf"):
-                tokenizer = _load_tokenizer(spec)
-            self._tokenizer, self._resolved = tokenizer, True
-        return self._tokenizer
-
-    @property
-    def method(self) -> str:
-        return "tokenizer" if self.tokenizer is not None else "estimate: characters / 4"
-
-    def count_text(self, text: str | None) -> int:
-        if not text:
-            return 0
-        if self.tokenizer is None:
-            return max(1, round(len(text) / 4))
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def count_prompt(self, messages: Sequence[Any]) -> int:
-        pairs = [(m["role"], m["content"]) if isinstance(m, dict) else tuple(m) for m in messages]
-        tokenizer = self.tokenizer
-        if tokenizer is not None and getattr(tokenizer, "chat_template", None):
-            try:
-                ids = tokenizer.apply_chat_template(
-                    [{"role": r, "content": c} for r, c in pairs], tokenize=True, add_generation_prompt=True
-                )
-                if isinstance(ids, Mapping):
-                    ids = ids["input_ids"]
-                return len(ids)
-            except Exception:  # noqa: BLE001 - template quirks: count the plain text instead
-                pass
-        return self.count_text("\n".join(c for _, c in pairs))
 
 
 @dataclass(frozen=True)
@@ -347,14 +278,20 @@ class RecordingLLM:
                 on_answer(index, completion)
         self.batches += 1
         for index, (conversation, completion) in enumerate(zip(conversations, completions, strict=True)):
-            completion_tokens = answer_tokens.get(index)
-            if completion_tokens is None:
-                completion_tokens = self.counter.count_text(completion.text)
+            reported = getattr(completion, "prompt_tokens", None) is not None
+            if reported:  # the backend's own usage (server or local model): exact, preferred over our count
+                prompt_tokens, completion_tokens = completion.prompt_tokens, completion.completion_tokens or 0
+            else:
+                prompt_tokens = self.counter.count_prompt(conversation)
+                completion_tokens = answer_tokens.get(index)
+                if completion_tokens is None:
+                    completion_tokens = self.counter.count_text(completion.text)
             self.calls.append({
                 "stage": self.stage,
                 "batch": self.batches,
-                "prompt_tokens": self.counter.count_prompt(conversation),
+                "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
+                "tokens_from": "reported" if reported else self.counter.method,
                 "cached": bool(completion.cached),
                 "error": completion.error,
                 "batch_size": len(conversations),

@@ -33,6 +33,7 @@ __all__ = [
     "generate_one",
     "generate_surveys",
     "is_complete",
+    "survey_inputs",
 ]
 
 SURVEY_FILE = "survey.md"
@@ -89,9 +90,14 @@ def _summarise_calls(calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         if call["batch"] not in seen_batches:  # a batch's wall time counts once
             seen_batches.add(call["batch"])
             stage["seconds"] = round(stage["seconds"] + call["batch_seconds"], 4)
+    sources: dict[str, int] = {}
+    for call in calls:
+        source = call.get("tokens_from", "counted")
+        sources[source] = sources.get(source, 0) + 1
     return {
         "calls": len(calls),
         "cached_calls": sum(int(c["cached"]) for c in calls),
+        "tokens_from": sources,  # calls whose tokens the backend reported vs counted/estimated here
         "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
         "completion_tokens": sum(c["completion_tokens"] for c in calls),
         "stages": stages,
@@ -134,6 +140,24 @@ def generate_one(
                     "llm_seconds": round(sum(s["seconds"] for s in llm_seconds["stages"].values()), 4)},
     }
     return rendered, info
+
+
+def survey_inputs(
+    data: Any, generator: Generator, survey_id: int, ranked: Mapping[int, Sequence[int]], queries: Sequence[Any],
+    run: str | Path | None = None,
+) -> tuple[Topic, list[Paper]]:
+    """What a generator is given for one survey: its topic and papers (``ranked``: the run's top-k per
+    survey; ``queries``: every query, for the GT guidance). Shared by a run and its ``--dry-run``."""
+    survey = data.survey(survey_id)
+    topic = topic_of(survey)
+    if generator.inputs == "retrieval":
+        if survey_id not in ranked:
+            raise GenerationError(f"the run {run} has no ranking for survey {survey_id}")
+        return topic, usable_papers(data.corpus.get(ranked[survey_id]))
+    if generator.inputs == "ground_truth":
+        guided = Topic(topic.survey_id, topic.title, topic.date, guidance=guidance_of(survey, queries))
+        return guided, usable_papers(data.corpus.get(list(survey.all_cites)))
+    return topic, []
 
 
 def generate_surveys(
@@ -195,16 +219,7 @@ def generate_surveys(
     fitter = PromptFitter(counter, reported_context if context_length is None else (context_length or None), on_warning)
 
     def inputs(survey_id: int) -> tuple[Topic, list[Paper]]:
-        survey = data.survey(survey_id)
-        topic = topic_of(survey)
-        if generator.inputs == "retrieval":
-            if survey_id not in ranked:
-                raise GenerationError(f"the run {run} has no ranking for survey {survey_id}")
-            return topic, usable_papers(data.corpus.get(ranked[survey_id]))
-        if generator.inputs == "ground_truth":
-            guided = Topic(topic.survey_id, topic.title, topic.date, guidance=guidance_of(survey, queries))
-            return guided, usable_papers(data.corpus.get(list(survey.all_cites)))
-        return topic, []
+        return survey_inputs(data, generator, survey_id, ranked, queries, run)
 
     def one(survey_id: int) -> None:
         folder = out / str(survey_id)

@@ -68,11 +68,15 @@ class GenerationSettings:
     #: Which draw this is when the same conversation is asked again (re-asking after an unreadable
     #: answer, the released evaluator's retry): a distinct cache entry per draw. 0 keeps old keys.
     sample: int = 0
+    #: Which repeat of a deliberately repeated question this is (``--judge-repeats``): a distinct cache
+    #: entry per repeat, independent of ``sample``. 0 keeps old keys.
+    repeat: int = 0
 
     def as_key(self) -> dict[str, float | int]:
         key = asdict(self)
-        if not self.sample:
-            key.pop("sample")
+        for name in ("sample", "repeat"):
+            if not key[name]:
+                key.pop(name)
         return key
 
 
@@ -84,6 +88,10 @@ class Completion:
     error: str | None = None
     cached: bool = False
     attempts: int = 1
+    #: Token counts the backend reported (a server's OpenAI-compatible ``usage``, a local model's own
+    #: counts); None when it reported none.
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
 
 
 def as_conversation(messages: Sequence[dict[str, str]] | Conversation) -> Conversation:
@@ -111,6 +119,15 @@ class LLMStats:
     sent: int = 0  # transport attempts (a retried request counts once per attempt)
     retries: int = 0
     failed: int = 0  # requests that failed after every retry
+    #: Tokens of the answers that came with reported usage (a server's ``usage``, a local model's own
+    #: counts), and how many answers that was.
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    usage_reported: int = 0
+    #: Answers that came back without usage: their tokens are estimated (characters / 4), kept apart.
+    estimated_prompt_tokens: int = 0
+    estimated_completion_tokens: int = 0
+    usage_estimated: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, **counts: int) -> None:

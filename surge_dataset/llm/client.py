@@ -26,6 +26,7 @@ from .base import (
     as_conversation,
 )
 from .cache import TextCache, make_key
+from .usage import estimate_tokens
 
 __all__ = ["LLM", "make_llm"]
 
@@ -99,6 +100,7 @@ class LLM:
             key = todo[position]
             if completion.text is not None:
                 self.cache.put_many({key: {"text": completion.text}})
+                self._count_usage(convs[by_key[key][0]], completion)
             for index in by_key[key]:
                 results[index] = completion
                 if on_answer is not None:
@@ -113,6 +115,16 @@ class LLM:
             if on_answer is not None:
                 on_answer(index, results[index])
         return results  # type: ignore[return-value]
+
+    def _count_usage(self, conversation: Conversation, completion: Completion) -> None:
+        """Reported tokens when the answer came with usage; else a characters / 4 estimate, counted apart."""
+        if completion.prompt_tokens is not None:
+            self.stats.add(prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens or 0,
+                           usage_reported=1)
+        else:
+            prompt = estimate_tokens("\n".join(content for _, content in conversation))
+            self.stats.add(estimated_prompt_tokens=prompt, estimated_completion_tokens=estimate_tokens(completion.text),
+                           usage_estimated=1)
 
     def probabilities(
         self, conversations: Sequence[Conversation | Sequence[dict[str, str]]], choices: Sequence[str]

@@ -14,6 +14,11 @@ makes another try meaningful under greedy decoding, and being part of the conver
 like any other request, so a rerun replays the same tries without sending anything.
 
 Outcomes are memoised per request: callers can prefetch a whole run, then ask survey by survey.
+
+Repeats (``--judge-repeats K``): a request with ``repeat=r`` is draw r of a question deliberately asked
+K times. It is sent with ``GenerationSettings.repeat=r`` (its own cache entry) and, when its style
+decodes greedily, at ``sample_temperature`` (default :data:`REPEAT_TEMPERATURE`), since K greedy answers
+would be one answer K times. ``repeat=None`` (every request without ``--judge-repeats``) is unchanged.
 """
 
 from __future__ import annotations
@@ -29,12 +34,33 @@ from .base import Conversation, GenerationSettings, as_conversation
 from .client import LLM
 from .parse import parse_points, parse_score, parse_score_strict
 
-__all__ = ["JUDGE_STYLES", "Judge", "JudgeOutcome", "JudgeRequest", "JudgeStats"]
+__all__ = ["JUDGE_STYLES", "REPEAT_TEMPERATURE", "Judge", "JudgeOutcome", "JudgeRequest", "JudgeStats",
+           "style_settings"]
 
 JUDGE_STYLES = ("surge", "released")
 #: The released evaluator's judge settings (protocol.md §4).
 RELEASED_SCORE_TOKENS = 100
 RELEASED_TEMPERATURE = 1.0
+#: Temperature of repeated questions whose style decodes greedily (``--judge-temperature``).
+REPEAT_TEMPERATURE = 0.7
+
+
+def style_settings(score_tokens: int = 16, points_tokens: int = 1024) -> dict[tuple[str, str], GenerationSettings]:
+    """(kind, style) -> decoding settings of a first, unrepeated question: what ``Judge`` uses and records."""
+    return {
+        ("score", "surge"): GenerationSettings(max_new_tokens=score_tokens),
+        ("score", "released"): GenerationSettings(max_new_tokens=RELEASED_SCORE_TOKENS, temperature=RELEASED_TEMPERATURE),
+        ("points", "surge"): GenerationSettings(max_new_tokens=points_tokens),
+        ("points", "released"): GenerationSettings(max_new_tokens=points_tokens),
+    }
+
+
+def repeated_settings(settings: GenerationSettings, repeat: int | None, sample_temperature: float) -> GenerationSettings:
+    """The settings of draw ``repeat`` (None: not a repeated question, unchanged)."""
+    if repeat is None:
+        return settings
+    temperature = settings.temperature if settings.temperature > 0 else sample_temperature
+    return replace(settings, temperature=temperature, repeat=repeat)
 
 
 @dataclass(frozen=True)
@@ -48,6 +74,8 @@ class JudgeRequest:
     max_points: int | None = None
     #: ``surge`` or ``released`` (see the module docstring); None = the judge's default style.
     style: str | None = None
+    #: Draw number of a question asked K times (``--judge-repeats``); None = asked once.
+    repeat: int | None = None
 
     @classmethod
     def score(cls, messages: Sequence[dict[str, str]], low: int, high: int, *, style: str | None = None) -> JudgeRequest:
@@ -114,6 +142,7 @@ class Judge:
         score_tokens: int = 16,
         points_tokens: int = 1024,
         style: str = "surge",
+        sample_temperature: float = REPEAT_TEMPERATURE,
     ) -> None:
         if max_tries < 1:
             raise ValueError(f"max_tries must be at least 1, got {max_tries}")
@@ -125,13 +154,11 @@ class Judge:
         self.llm = llm
         self.max_tries = max_tries
         self.weighted = weighted
-        self.settings = {
-            ("score", "surge"): GenerationSettings(max_new_tokens=score_tokens),
-            ("score", "released"): GenerationSettings(max_new_tokens=RELEASED_SCORE_TOKENS,
-                                                      temperature=RELEASED_TEMPERATURE),
-            ("points", "surge"): GenerationSettings(max_new_tokens=points_tokens),
-            ("points", "released"): GenerationSettings(max_new_tokens=points_tokens),
-        }
+        if sample_temperature <= 0:
+            raise ValueError(f"sample_temperature must be above 0 (repeats of a greedy answer are one answer), "
+                             f"got {sample_temperature}")
+        self.settings = style_settings(score_tokens, points_tokens)
+        self.sample_temperature = sample_temperature
         self.stats = JudgeStats()
         self._memo: dict[JudgeRequest, JudgeOutcome] = {}
 
@@ -158,6 +185,14 @@ class Judge:
         points = parse_points(answer, request.max_points)
         return tuple(points) if points else None
 
+    def settings_for(self, request: JudgeRequest, attempt: int = 0) -> GenerationSettings:
+        """The decoding settings (and so the cache entry) of one try of ``request``."""
+        settings = repeated_settings(self.settings[request.kind, self._style(request)], request.repeat,
+                                     self.sample_temperature)
+        if self._reasks(request):  # the same question again: a new draw, own cache entry
+            settings = replace(settings, sample=attempt)
+        return settings
+
     def _follow_up(self, request: JudgeRequest) -> tuple[str, str]:
         if request.kind == "score":
             text = get_prompt("retry_score").render(low=request.low, high=request.high)[-1]["content"]
@@ -173,13 +208,13 @@ class Judge:
             if not active:
                 break
             still = []
-            for kind, style in self.settings:
-                group = [i for i in active if (states[i].request.kind, self._style(states[i].request)) == (kind, style)]
-                if not group:
-                    continue
-                settings = self.settings[kind, style]
-                if self._reasks(states[group[0]].request):  # the same question again: a new draw, own cache entry
-                    settings = replace(settings, sample=attempt)
+            groups: dict[GenerationSettings, list[int]] = {}
+            for kind, style in self.settings:  # a fixed order of groups: scripted tests rely on it
+                for i in active:
+                    request = states[i].request
+                    if (request.kind, self._style(request)) == (kind, style):
+                        groups.setdefault(self.settings_for(request, attempt), []).append(i)
+            for settings, group in groups.items():
                 completions = self.llm.generate([states[i].conversation for i in group], settings)
                 for i, completion in zip(group, completions, strict=True):
                     state = states[i]

@@ -247,7 +247,8 @@ class TransformersBackend:
 
     def _generate_batch(
         self, texts: list[str], settings: GenerationSettings, on_tokens: Callable[[int], None] | None = None
-    ) -> list[str]:
+    ) -> list[Completion]:
+        """Answers with the model's own token counts (prompt without padding; answer tokens before padding)."""
         import torch
 
         batch = self._encode(texts)
@@ -261,7 +262,11 @@ class TransformersBackend:
         with torch.inference_mode():
             out = self.model.generate(**batch, **kwargs)
         new = out[:, batch["input_ids"].shape[1] :]
-        return [t.strip() for t in self.tokenizer.batch_decode(new, skip_special_tokens=True)]
+        prompts = batch["attention_mask"].sum(dim=1).tolist()
+        answers = (new != self.tokenizer.pad_token_id).sum(dim=1).tolist()
+        texts = [t.strip() for t in self.tokenizer.batch_decode(new, skip_special_tokens=True)]
+        return [Completion(text=t, prompt_tokens=int(p), completion_tokens=int(a))
+                for t, p, a in zip(texts, prompts, answers, strict=True)]
 
     def generate(
         self,
@@ -285,7 +290,7 @@ class TransformersBackend:
                     self._record_failure(batch[0][0], exc, on_done, stats)
                 continue
             for (index, _), answer in zip(batch, answers, strict=True):
-                on_done(index, Completion(text=answer))
+                on_done(index, answer)
 
     def generate_single(
         self,
@@ -296,7 +301,7 @@ class TransformersBackend:
     ) -> None:
         for index, text in batch:
             try:
-                on_done(index, Completion(text=self._generate_batch([text], settings)[0]))
+                on_done(index, self._generate_batch([text], settings)[0])
             except Exception as exc:  # noqa: BLE001 - recorded as a missing answer
                 self._record_failure(index, exc, on_done, stats)
 

@@ -142,7 +142,9 @@ class OpenAIBackend:
                 )
                 choice = response.choices[0] if response.choices else None
                 text = (choice.message.content if choice is not None else None) or ""
-                return Completion(text=text, attempts=attempt + 1)
+                prompt_tokens, completion_tokens = _usage(response)
+                return Completion(text=text, attempts=attempt + 1, prompt_tokens=prompt_tokens,
+                                  completion_tokens=completion_tokens)
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 error = self._redact(f"HTTP {status}: {_short(exc)}")
@@ -209,3 +211,12 @@ def _retry_after(exc: Any) -> float | None:
         return float(value) if value is not None else None
     except (AttributeError, TypeError, ValueError):
         return None
+
+
+def _usage(response: Any) -> tuple[int | None, int | None]:
+    """The server's ``usage`` (prompt_tokens, completion_tokens), (None, None) when it sent none."""
+    usage = getattr(response, "usage", None)
+    prompt, completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+    if not isinstance(prompt, int) or isinstance(prompt, bool):
+        return None, None
+    return prompt, completion if isinstance(completion, int) and not isinstance(completion, bool) else 0

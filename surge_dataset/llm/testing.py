@@ -3,7 +3,10 @@
 It speaks ``POST /v1/chat/completions`` and answers each request with the next step of a script:
 a :class:`Reply` (text), an :class:`HttpError` (e.g. 429 or 500) or a :class:`Hang` (sleeps past the
 client's timeout). When the script is used up, ``responder(messages)`` decides (default: reply "3").
-Every request is recorded, so a test can count what reached the server.
+Every request is recorded, so a test can count what reached the server. Answers carry an
+OpenAI-style ``usage`` whose counts are whitespace-separated words (prompt: every message's content;
+completion: the reply), so tests can compute them by hand; ``usage=False`` leaves ``usage`` out, as
+some servers do.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Hang", "HttpError", "Reply", "ScriptedOpenAIServer"]
+__all__ = ["Hang", "HttpError", "Reply", "ScriptedOpenAIServer", "word_usage"]
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,12 @@ class ScriptedOpenAIServer:
         responder: Callable[[list[dict[str, str]]], Step | str] | None = None,
         *,
         latency: float = 0.0,
+        usage: bool = True,
     ) -> None:
         self._script = [Reply(s) if isinstance(s, str) else s for s in script]
         self.responder = responder or (lambda messages: Reply("3"))
         self.latency = latency
+        self.usage = usage
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -118,13 +123,13 @@ class ScriptedOpenAIServer:
                 try:
                     if isinstance(step, Hang):
                         time.sleep(step.seconds)
-                        self._send(200, _completion(body, "0"))
+                        self._send(200, _completion(body, "0", owner.usage))
                     elif isinstance(step, HttpError):
                         headers = {"Retry-After": f"{step.retry_after:g}"} if step.retry_after is not None else None
                         self._send(step.status, {"error": {"message": f"scripted HTTP {step.status}",
                                                            "type": "scripted", "code": step.status}}, headers)
                     else:
-                        self._send(200, _completion(body, step.text))
+                        self._send(200, _completion(body, step.text, owner.usage))
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout): nothing to answer
 
@@ -147,12 +152,21 @@ class ScriptedOpenAIServer:
         self.stop()
 
 
-def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
-    return {
+def word_usage(messages: list[dict[str, Any]], text: str) -> dict[str, int]:
+    """The scripted server's ``usage``: whitespace-separated words of the prompt and of the reply."""
+    prompt = sum(len(str(m.get("content", "")).split()) for m in messages)
+    completion = len(text.split())
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def _completion(body: dict[str, Any], text: str, usage: bool = True) -> dict[str, Any]:
+    payload: dict[str, Any] = {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", "scripted"),
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
+    if usage:
+        payload["usage"] = word_usage(body.get("messages", []), text)
+    return payload

@@ -23,6 +23,7 @@ One module per job:
 * :mod:`.tables`    -- Markdown / LaTeX / HTML tables (evaluated and published rows), significance, retrieval;
 * :mod:`.figures`   -- bars, heat maps, Recall@k curves (matplotlib, no pyplot);
 * :mod:`.drilldown` -- the worst surveys with their diagnostics;
+* :mod:`.judge_variance` -- the judge std of results evaluated with ``--judge-repeats``;
 * :mod:`.build`     -- ``build_report``: all of it into one folder, with ``report.json``.
 
 Every name is re-exported here (private helpers too, e.g. ``_fmt`` for ``cli_report``), so

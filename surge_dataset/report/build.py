@@ -13,6 +13,7 @@ from ..io import atomic_write_json, atomic_write_text
 from .constants import CI_LEVEL, SIGNIFICANCE_METHOD, ReportError
 from .drilldown import drilldown_markdown
 from .figures import plot_bars, plot_heatmap, plot_recall_at_k
+from .judge_variance import judge_std, judge_std_markdown, judge_std_note
 from .results import check_same_surveys, comparability_warnings, load_results, load_retrieval, select_metrics
 from .stats import significance, summarise
 from .tables import (
@@ -76,7 +77,7 @@ def build_report(
                      "with_paper": with_paper, "worst": worst, "significance": SIGNIFICANCE_METHOD},
         "inputs": [{"system": s.name, "path": str(s.path), "sha256": s.sha256, "surveys": len(s.surveys),
                     "config": {k: s.config.get(k) for k in ("metrics", "protocol", "nli_model", "embedding_model",
-                                                             "data_fingerprint") if k in s.config}}
+                                                             "data_fingerprint", "judge_settings") if k in s.config}}
                    for s in systems],
         "retrieval_inputs": [{"system": r.name, "path": str(r.path), "sha256": r.sha256} for r in runs],
         "warnings": comparability_warnings(systems),
@@ -85,7 +86,13 @@ def build_report(
         summaries = summarise(systems, chosen, seed=seed, resamples=resamples)
         pairs = significance(systems, chosen, seed=seed, resamples=resamples)
         evaluated, published = table_rows(summaries, chosen, with_paper=with_paper, ci=ci)
-        notes = _notes(survey_ids, resamples, seed, ci, bool(published)) + [f"Warning: {w}." for w in report["warnings"]]
+        stds = judge_std(systems, chosen)
+        notes = (_notes(survey_ids, resamples, seed, ci, bool(published)) + judge_std_note(stds)
+                 + [f"Warning: {w}." for w in report["warnings"]])
+        if stds:
+            atomic_write_text(out / "judge_variance.md", judge_std_markdown(stds))
+            written.append(out / "judge_variance.md")
+            report["judge_std"] = stds
         for name, text in (("table.md", table_markdown(evaluated, published, chosen, notes)),
                            ("table.tex", table_latex(evaluated, published, chosen, notes)),
                            ("table.html", table_html(evaluated, published, chosen, notes)),

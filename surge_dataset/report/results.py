@@ -180,7 +180,8 @@ def check_same_surveys(systems: Sequence[SystemResults]) -> list[str]:
 
 def comparability_warnings(systems: Sequence[SystemResults]) -> list[str]:
     """Settings that change the numbers and differ between systems (protocol, data, models)."""
-    checks = {"protocol": None, "data_fingerprint": None, "nli_model": "citation_accuracy", "embedding_model": "shr"}
+    checks = {"protocol": None, "data_fingerprint": None, "nli_model": "citation_accuracy", "embedding_model": "shr",
+              "judge_settings": None}
     warnings = []
     for key, needs in checks.items():
         seen = {s.name: s.config.get(key) for s in systems
@@ -195,6 +196,7 @@ def available_metrics(systems: Sequence[SystemResults]) -> list[str]:
     """Per-survey keys with a number somewhere (all-None = not computed): Table 4 order, ROUGE-1/2, the rest."""
     present = {k for s in systems for r in s.surveys.values() for k, v in r.items()
                if k not in NON_METRIC_KEYS and _is_number(v)}
+    present -= {k for k in present if k.endswith("_std") and k[:-4] in present}  # judge noise, not a metric
     ordered = [m for m in (*TABLE4_COLUMNS, *EXTRA_COLUMNS) if m in present]
     return ordered + sorted(present - set(ordered))
 

@@ -42,6 +42,21 @@ class ALCE(Metric):
             entailment.entails([pair for sentences, refs, papers in inputs
                                 for pair in alce_stage_pairs(stage, sentences, refs, papers, entailment)])
 
+    def estimate_requests(self, surveys, config):
+        """With the judge as NLI: the first stage exactly, the later ones as many as they can be."""
+        if config.alce_backend != "judge":
+            return [], None
+        bound = _UpperBound()
+        asked = []
+        for stage in STAGES:
+            bound.stage = stage
+            pairs = [pair for s in surveys
+                     for pair in alce_stage_pairs(stage, alce_sentences(s.parsed), s.references, s.papers, bound)]
+            bound.entails(pairs)
+            asked += [JudgeEntailment.request(pair) for pair in pairs]
+        return asked, ("alce: which sentences need the single-citation and leave-one-out stages depends on the "
+                       "judge's answers; counted as the most they can be")
+
     def score(self, survey, models, config):
         scores = alce_citation_scores(alce_sentences(survey.parsed), survey.references, survey.papers,
                                       _entailment(config, models), with_details=True)
@@ -60,3 +75,16 @@ class ALCE(Metric):
                                                       "judge decision were left out"))
         values = {"alce_citation_recall": scores.recall, "alce_citation_precision": scores.precision}
         return MetricOutput(values, counts=counts, diagnostics=notes, details=scores.details)
+
+
+class _UpperBound:
+    """Entailment answers that make every ALCE stage ask the most: joint premises entail, single ones do not."""
+
+    def __init__(self) -> None:
+        self.stage = ""
+        self._memo: dict = {}
+
+    def entails(self, pairs):
+        for pair in pairs:
+            self._memo.setdefault(pair, self.stage == "joint")
+        return [self._memo.get(pair, False) for pair in pairs]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...scoring import judges
 from ..metric import Metric, Requests, register
-from ._judged import judged_output
+from ._judged import all_repeats, judged_output, repeated_scores
 
 
 def _sections(survey):
@@ -23,8 +23,9 @@ class ContentQuality(Metric):
     description = "LLM judge's mean 0-5 rating of sampled sections (fluency, logic, redundancy, clarity, errors)"
 
     def requests(self, survey, config):
-        return Requests(judge=judges.cqs_requests(_sections(survey), style=config.judge_style))
+        return Requests(judge=all_repeats(judges.cqs_requests(_sections(survey), style=config.judge_style), config))
 
     def score(self, survey, models, config):
-        score = judges.content_quality(_sections(survey), models.judge, style=config.judge_style)
-        return judged_output(self, score, config)
+        scores = repeated_scores(models.judge, config, lambda judge: judges.content_quality(
+            _sections(survey), judge, style=config.judge_style))
+        return judged_output(self, scores, config)

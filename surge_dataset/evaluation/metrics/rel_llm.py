@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...scoring import judges
 from ..metric import Metric, Requests, register
-from ._judged import judged_output
+from ._judged import all_repeats, judged_output, repeated_scores
 
 
 def _inputs(survey):
@@ -23,7 +23,8 @@ class RelLLM(Metric):
     description = "LLM judge's 1-5 rating of how well the generated outline aligns with the GT outline"
 
     def requests(self, survey, config):
-        return Requests(judge=[judges.rel_llm_request(*_inputs(survey))])
+        return Requests(judge=all_repeats([judges.rel_llm_request(*_inputs(survey))], config))
 
     def score(self, survey, models, config):
-        return judged_output(self, judges.rel_llm(*_inputs(survey), models.judge), config)
+        scores = repeated_scores(models.judge, config, lambda judge: judges.rel_llm(*_inputs(survey), judge))
+        return judged_output(self, scores, config)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...scoring import judges
 from ..metric import Metric, Requests, register
-from ._judged import judged_output
+from ._judged import all_repeats, judged_output, repeated_scores
 
 
 def _outlines(survey):
@@ -23,8 +23,9 @@ class StructureQuality(Metric):
     description = "LLM judge's 0-5 similarity of the generated heading tree to the GT heading tree"
 
     def requests(self, survey, config):
-        return Requests(judge=[judges.sqs_request(*_outlines(survey), style=config.judge_style)])
+        return Requests(judge=all_repeats([judges.sqs_request(*_outlines(survey), style=config.judge_style)], config))
 
     def score(self, survey, models, config):
-        score = judges.structure_quality(*_outlines(survey), models.judge, style=config.judge_style)
-        return judged_output(self, score, config)
+        scores = repeated_scores(models.judge, config, lambda judge: judges.structure_quality(
+            *_outlines(survey), judge, style=config.judge_style))
+        return judged_output(self, scores, config)
