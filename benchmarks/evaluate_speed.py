@@ -166,12 +166,12 @@ def run_ours(
         embed_path, device=device, batch_size=64, cache_dir=cache, dtype=config.embedding_dtype
     )
     w1, c1 = _clock()
-    import surge_dataset.scoring.rouge_bleu as rouge_module
+    import surge_dataset.evaluation.metrics.rouge_bleu as rouge_module
 
     timed_nli, timed_encoder = _Timed(nli, "logits"), _Timed(encoder, "encode")
     original = rouge_module.rouge_bleu
     timed_rouge = _Timed(SimpleNamespace(rouge_bleu=original), "rouge_bleu")
-    rouge_module.rouge_bleu = timed_rouge.rouge_bleu  # evaluation.py imports it at call time
+    rouge_module.rouge_bleu = timed_rouge.rouge_bleu  # the name the rouge_bleu metric calls
     seconds, cpu, results, stages = {}, {}, {}, {}
     try:
         for system, folder in passages.items():

@@ -186,9 +186,8 @@ def evaluate(
     out: Path = typer.Option(Path("results.json"), "--out", help="Results JSON (written atomically)."),
     metrics: str = typer.Option(
         "all", "--metrics",
-        help="Comma list of recall,citation_accuracy,shr,rouge_bleu,sqs,cqs,citation_prf,structure_overlap,sim,"
-             "rel_llm,kpr,alce,heading_soft_recall,heading_entity_recall; 'all' = the four objective SurGE groups "
-             "(+ sqs,cqs with --judge); 'surveygen' = SurveyGen's metrics (judged ones with --judge).",
+        help="Comma list of metric names (`surge metrics list` shows every registered one); 'all' = the four "
+             "objective SurGE metrics (+ sqs,cqs with --judge); 'surveygen' = SurveyGen's (judged ones with --judge).",
     ),
     protocol: str = typer.Option("official", "--protocol", help="official (released evaluator) or paper (paper text)."),
     aggregate: str = typer.Option(
@@ -383,11 +382,16 @@ app.add_typer(models_app, name="models")
 
 @metrics_app.command("list")
 def metrics_list() -> None:
-    """Print each metric module and the folder `evaluate.load` takes."""
-    from .hub import metric_folders
+    """Print every registered metric: its keys, the models it needs, and its `evaluate` module folder."""
+    from .evaluation import registry
+    from .hub import module_folders_by_metric
 
-    for name, folder in metric_folders().items():
-        out_console.print(f"{name}\t{folder}", highlight=False)
+    folders = module_folders_by_metric()
+    for metric in registry().values():
+        folder = folders.get(metric.name, "-")
+        needs = ",".join(sorted(metric.needs)) or "-"
+        out_console.print(f"{metric.name}\t{','.join(metric.keys)}\t{needs}\t{folder}\t{metric.description}",
+                          highlight=False)
 
 
 @metrics_app.command("push")

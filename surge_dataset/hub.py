@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -34,6 +35,16 @@ def metric_folders() -> dict[str, Path]:
     return found
 
 
+def module_folders_by_metric() -> dict[str, Path]:
+    """Registered metric name -> its ``evaluate`` module folder, read off each module's ``metric_name``."""
+    found = {}
+    for folder in metric_folders().values():
+        match = re.search(r'metric_name = "(\w+)"', (folder / f"{folder.name}.py").read_text(encoding="utf-8"))
+        if match:
+            found[match.group(1)] = folder
+    return found
+
+
 def space_requirements(folder: Path, requirement: str) -> str:
     """The ``requirements.txt`` a Space gets: ``requirement`` (how the Space installs surge-bench) first,
     then the module's other requirements (comment lines and the bare ``surge-bench`` placeholder dropped).
@@ -54,6 +65,11 @@ def space_requirements(folder: Path, requirement: str) -> str:
     return "\n".join(dict.fromkeys(lines)) + "\n"
 
 
+def space_app(folder: Path, repo_id: str) -> str:
+    """The Space's ``app.py``, loading the module from the Space it is pushed to (not ``surge/<name>``)."""
+    return (folder / "app.py").read_text(encoding="utf-8").replace(f'"surge/{folder.name}"', f'"{repo_id}"')
+
+
 def push_metrics(
     namespace: str, names: list[str] | None = None, *, requirement: str, private: bool = False
 ) -> list[str]:
@@ -65,16 +81,16 @@ def push_metrics(
 
     api = HfApi()
     urls = []
-    for name, folder in metric_folders().items():
-        if names and name not in names:
-            continue
+    for name, folder in _chosen_folders(names).items():
         requirements = space_requirements(folder, requirement).encode("utf-8")
         repo_id = f"{namespace}/{name}"
         api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
         api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="space",
-                          ignore_patterns=["requirements.txt"])
+                          ignore_patterns=["requirements.txt", "app.py"])
         api.upload_file(path_or_fileobj=requirements, path_in_repo="requirements.txt", repo_id=repo_id,
                         repo_type="space")
+        api.upload_file(path_or_fileobj=space_app(folder, repo_id).encode("utf-8"), path_in_repo="app.py",
+                        repo_id=repo_id, repo_type="space")
         urls.append(f"https://huggingface.co/spaces/{repo_id}")
     return urls
 
@@ -103,6 +119,7 @@ def install_metrics(
     module's code, so reinstalling changed code adds a newer copy; stale copies of ours are removed.
     Returns name -> installed file.
     """
+    folders = _chosen_folders(names)
     root = Path(modules_cache).expanduser() if modules_cache is not None else evaluate_modules_cache()
     package = root / "evaluate_modules"
     metrics = package / "metrics"
@@ -110,9 +127,7 @@ def install_metrics(
     for folder in (root, package, metrics):
         (folder / "__init__.py").touch(exist_ok=True)
     installed: dict[str, Path] = {}
-    for name, source in metric_folders().items():
-        if names and name not in names:
-            continue
+    for name, source in folders.items():
         code = (source / f"{name}.py").read_bytes()
         digest = hashlib.sha256(code).hexdigest()
         home = metrics / f"{namespace}--{name}"
@@ -134,11 +149,16 @@ def install_metrics(
             encoding="utf-8",
         )
         installed[name] = module
-    if names:
-        unknown = sorted(set(names) - set(installed))
-        if unknown:
-            raise FileNotFoundError(f"no SurGE metric named {', '.join(unknown)}; known: {', '.join(metric_folders())}")
     return installed
+
+
+def _chosen_folders(names: list[str] | None) -> dict[str, Path]:
+    """The metric folders to install or push; an unknown name is an error before anything is written."""
+    folders = metric_folders()
+    unknown = sorted(set(names or ()) - set(folders))
+    if unknown:
+        raise FileNotFoundError(f"no SurGE metric named {', '.join(unknown)}; known: {', '.join(folders)}")
+    return {name: path for name, path in folders.items() if not names or name in names}
 
 
 #: ``surge models path`` names -> (distribution, file or folder inside it): small models the dev extras ship.

@@ -249,7 +249,16 @@ class Survey:
         )
 
     def tree(self) -> Section:
-        """The heading tree rebuilt from ``parent_id`` links, starting at the node titled ``root``."""
+        """The heading tree rebuilt from ``parent_id`` links, starting at the node titled ``root``.
+
+        Built once per record (the tree is immutable; every metric of a run walks it).
+        """
+        cached = self.__dict__.get("_tree")
+        if cached is None:
+            cached = self.__dict__["_tree"] = self._build_tree()
+        return cached
+
+    def _build_tree(self) -> Section:
         by_parent: dict[Any, list[dict[str, Any]]] = {}
         root = None
         for node in self.structure:

@@ -41,7 +41,8 @@ def test_evaluate_excludes_and_records(data, tmp_path):
     plain = evaluate_run(data, tmp_path / "p", out, EvaluationConfig(metrics=["recall"], protocol="paper"))
     assert plain["average_counts"]["recall"] == 5 and plain["excluded"] == []  # 43's recall is undefined
     config = EvaluationConfig(metrics=["recall"], protocol="paper", min_cites=19, exclude_empty=True)
-    assert config.key(data.fingerprint) != EvaluationConfig(metrics=["recall"], protocol="paper").key(data.fingerprint)
+    # filters choose which surveys are scored, not how: the journal of the unfiltered run stays valid
+    assert config.key(data.fingerprint) == EvaluationConfig(metrics=["recall"], protocol="paper").key(data.fingerprint)
     filtered = evaluate_run(data, tmp_path / "p", out, config)
     assert sorted(filtered["surveys"]) == ["0", "1", "2"]
     assert [(e["survey_id"], e["reason"].split(" (")[0]) for e in filtered["excluded"]] == [

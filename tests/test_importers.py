@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.importers import TitleMatcher, import_outputs, read_markdown, report_path
-from surge_dataset.normalize import normalise_title
+from surge_dataset.normalise import normalise_title
 from surge_dataset.survey import parse_survey, read_survey_file
 
 runner = CliRunner()
@@ -235,3 +235,10 @@ def test_author_year_list_without_blank_lines_and_wrapped_entries():
         ("smith", "2020", "A title about graphs"), ("lee", "2019", "Another title")]
     assert doc.author_year[0].raw.endswith("pages 1-10.")  # the wrapped line stays with its entry
     assert doc.body == "# X\n\nAs shown (Smith et al., 2020).\n"
+
+
+def test_report_lists_resolved_titles_the_released_pattern_cannot_read():
+    from surge_dataset.importers.convert import _official_reads
+
+    assert _official_reads("[3] Graph Neural Networks: A Review", "Graph Neural Networks: A Review")
+    assert not _official_reads("[4] What is Edge Computing?", "What is Edge Computing?")

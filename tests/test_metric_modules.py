@@ -100,3 +100,12 @@ def test_wheel_ships_the_metric_folders(tmp_path):
     for name in MODULES:
         assert f"surge_dataset/_metrics/{name}/{name}.py" in names
         assert f"surge_dataset/_metrics/{name}/README.md" in names
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_card_inputs_block_is_the_modules_own_description(name):
+    """The cards quote evaluate_module.INPUTS_DESCRIPTION verbatim: a new keyword shows up in every card."""
+    from surge_dataset.evaluate_module import INPUTS_DESCRIPTION
+
+    card = (REPO_ROOT / "metrics" / name / "README.md").read_text(encoding="utf-8")
+    assert "```" + INPUTS_DESCRIPTION + "```" in card

@@ -18,7 +18,7 @@ from surge_dataset.evaluation.runner import average
 from surge_dataset.llm import Judge, JudgeRequest, make_llm
 from surge_dataset.llm.parse import parse_score_strict
 from surge_dataset.llm.testing import ScriptedOpenAIServer
-from surge_dataset.normalize import normalise_title
+from surge_dataset.normalise import normalise_title
 from surge_dataset.records import Paper
 from surge_dataset.scoring.citations import citation_recall, nli_pair
 from surge_dataset.scoring.shr import soft_heading_recall
@@ -205,3 +205,21 @@ def test_a_null_abstract_reads_none_under_official_like_the_released_f_string():
     assert nli_pair("doc", paper, "S", "official")[0] == "There is a paper. Title: 'T'. Abstract: 'None'"
     assert nli_pair("sec", paper, "H", "official")[1] == "There is a paper. Title: 'T'. Abstract: None"
     assert nli_pair("sec", paper, "H", "paper")[0] == "There is a paper. Title: 'T'. Abstract: "
+
+
+def test_several_upper_case_md_files_are_a_failure_not_a_crash(tmp_path):
+    folder = tmp_path / "runs" / "4"
+    folder.mkdir(parents=True)
+    for name in ("a.MD", "b.MD"):
+        (folder / name).write_text("# H\n", encoding="utf-8")
+    found, failures = discover_passages(tmp_path / "runs", "official")
+    assert not found and failures[0]["survey_id"] == 4
+
+
+def test_space_app_loads_the_pushed_namespace_and_unknown_names_fail_first(tmp_path):
+    from surge_dataset.hub import install_metrics, metric_folders, space_app
+
+    assert 'evaluate.load("org/shr")' in space_app(metric_folders()["shr"], "org/shr")
+    with pytest.raises(FileNotFoundError, match="nope"):
+        install_metrics(names=["shr", "nope"], modules_cache=tmp_path)
+    assert not (tmp_path / "evaluate_modules").exists()  # nothing written before the error

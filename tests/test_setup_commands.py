@@ -39,7 +39,9 @@ def test_the_two_commands_come_first_and_the_makefile_runs_the_scripts() -> None
     assert re.search(r"^demo:\n\tbash scripts/demo.sh$", makefile, re.M)
     assert re.search(r"^test:\n\tbash scripts/test.sh$", makefile, re.M)
     if shutil.which("make"):
-        dry = subprocess.run(["make", "-n", "demo", "test"], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+        # --no-print-directory: under `make test` (CI) the inherited MAKEFLAGS would add "Entering directory" lines
+        dry = subprocess.run(["make", "--no-print-directory", "-n", "demo", "test"], cwd=REPO_ROOT,
+                             capture_output=True, text=True, check=True)
         assert dry.stdout.split("\n")[:2] == ["bash scripts/demo.sh", "bash scripts/test.sh"]
     for script in ("setup.sh", "demo.sh", "test.sh"):
         subprocess.run(["bash", "-n", str(REPO_ROOT / "scripts" / script)], check=True)

@@ -17,7 +17,7 @@ from surge_dataset.data.surveygen import (
     convert_surveygen_with_signals,
     write_official_json,
 )
-from surge_dataset.normalize import normalise_title
+from surge_dataset.normalise import normalise_title
 
 SURVEY_KEYS = [
     "survey_id", "survey_title", "authors", "year", "date", "category", "abstract", "structure", "all_cites",

@@ -124,6 +124,8 @@ class EvaluationConfig:
         later are left out at their defaults, so journals written before they existed keep their key.
         """
         payload = asdict(self)
+        for name in _SELECTION_FIELDS:  # which surveys are scored, not how: a changed filter keeps the journal
+            payload.pop(name)
         if not self.judge:
             for name in _JUDGE_FIELDS:
                 payload.pop(name)
@@ -140,8 +142,8 @@ class EvaluationConfig:
 
 _JUDGE_FIELDS = ("judge", "judge_weighted", "judge_max_tries", "judge_style", "prompts_version", "judge_repeats",
                  "judge_temperature")
-_LATER_DEFAULTS: dict[str, object] = {"alce_backend": "nli", "ner_model": DEFAULT_NER_MODEL,
-                                      "min_cites": 0, "exclude_empty": False, "judge_repeats": 1,
+_SELECTION_FIELDS = ("min_cites", "exclude_empty")
+_LATER_DEFAULTS: dict[str, object] = {"alce_backend": "nli", "ner_model": DEFAULT_NER_MODEL, "judge_repeats": 1,
                                       "judge_temperature": None}
 
 
@@ -183,9 +185,7 @@ def result_keys(config: EvaluationConfig) -> list[str]:
     """The per-survey result keys a configuration produces (weighted keys only with judge_weighted,
     ``<key>_std`` of the judged metrics only with judge_repeats > 1)."""
     metrics = selected_metrics(config)
-    keys = [k for m in metrics for k in m.keys]
-    keys += [m.weighted_key for m in metrics if m.weighted_key and config.judge_weighted]
-    return keys + [f"{k}_std" for m in metrics if m.judged and config.judge_repeats > 1 for k in m.keys]
+    return [k for m in metrics for k in m.keys] + [k for m in metrics for k in m.extra_keys(config)]
 
 
 def judge_settings(config: EvaluationConfig, judge: object = None) -> dict[str, object] | None:

@@ -121,10 +121,13 @@ class Metric:
         """The model kinds this metric needs under ``config`` (ALCE: the NLI model or the judge)."""
         return self.needs
 
-    def result_keys(self, config: EvaluationConfig) -> tuple[str, ...]:
-        if self.weighted_key and config.judge_weighted:
-            return (*self.keys, self.weighted_key)
-        return self.keys
+    def extra_keys(self, config: EvaluationConfig) -> tuple[str, ...]:
+        """Keys written besides :attr:`keys` under ``config``: the weighted score (``--judge-weighted``)
+        and ``<key>_std`` over judge repeats (``--judge-repeats`` > 1). The one definition of both."""
+        extra = [self.weighted_key] if self.weighted_key and config.judge_weighted else []
+        if self.judged and config.judge_repeats > 1:
+            extra += [f"{key}_std" for key in self.keys]
+        return tuple(extra)
 
     def requests(self, survey: PreparedSurvey, config: EvaluationConfig) -> Requests:
         """Model inputs :meth:`score` will ask for (default: none)."""

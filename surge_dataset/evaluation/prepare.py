@@ -79,16 +79,20 @@ def discover_passages(
             found.append((int(entry.name), files[0]))
         elif len(markdown) == 1:
             found.append((int(entry.name), markdown[0]))
-        elif markdown and protocol == "official":
-            first = next(entry / name for name in os.listdir(entry) if name.endswith(".md") and (entry / name).is_file()
-                         and not name.startswith("."))
-            found.append((int(entry.name), first))
+        elif protocol == "official" and (listed := _listed_markdown(entry)):
+            found.append((int(entry.name), listed[0]))
         else:
             failures.append(
                 {"survey_id": int(entry.name), "path": str(entry),
                  "error": f"{len(files)} files and {len(markdown)} ending in .md: cannot tell which is the survey"}
             )
     return found, failures
+
+
+def _listed_markdown(folder: Path) -> list[Path]:
+    """Files ending in ``.md`` (case-sensitive) in the file system's listing order: the released choice."""
+    return [folder / name for name in os.listdir(folder)
+            if name.endswith(".md") and not name.startswith(".") and (folder / name).is_file()]
 
 
 def resolve_citations(

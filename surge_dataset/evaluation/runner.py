@@ -191,7 +191,9 @@ def evaluate_run(
         if on_survey_done:
             on_survey_done(p.survey_id, len(finished), total)
 
-    surveys = {str(i): finished[i]["result"] for i in sorted(finished)}
+    # the journal may hold surveys a filter now excludes (filters are not in its key): they are not reported
+    left_out = {e["survey_id"] for e in excluded}
+    surveys = {str(i): finished[i]["result"] for i in sorted(finished) if i not in left_out}
     failed_folders = len({f["survey_id"] for f in failures if f["survey_id"] is not None} - set(finished))
     means, counted = average(surveys, config, failed_folders)
     results = {
@@ -216,7 +218,7 @@ def evaluate_run(
     elif judge is not None:
         results["judge"] = judge_report(judge)
     if details_path is not None:
-        lines = [json.dumps(d, ensure_ascii=False) for i in sorted(finished) for d in finished[i].get("details", [])]
+        lines = [json.dumps(d, ensure_ascii=False) for i in sorted(finished) if i not in left_out for d in finished[i].get("details", [])]
         atomic_write_text(details_path, "\n".join(lines) + ("\n" if lines else ""))
     atomic_write_json(out, results)
     return results

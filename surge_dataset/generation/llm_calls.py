@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..llm.usage import TokenCounter
-from ..llm.usage import load_tokenizer as _load_tokenizer  # noqa: F401 - the old name
 
 __all__ = ["PromptFitter", "RecordingLLM", "StageProgress", "TokenCounter"]
 

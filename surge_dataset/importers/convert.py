@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..normalise import normalise_title
+from ..survey.official_parse import official_reference
 from .markdown import _FENCE_RE, _HEADING_RE, _YEAR_RE, _first_surname
 from .records import PeerDocument, RefEntry
 from .resolution import TitleMatcher
@@ -181,6 +182,12 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
 # ------------------------------------------------------------------------------------------ conversion
 
 
+def _official_reads(line: str, title: str) -> bool:
+    """Whether the released reference pattern reads ``line`` back as ``title`` (same normalised title)."""
+    parsed = official_reference(line.strip())
+    return parsed is not None and normalise_title(parsed[1]) == normalise_title(title)
+
+
 def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dict[str, Any]]:
     """(evaluator Markdown, report record) of one peer survey: citations renumbered by first use, every
     entry listed (uncited ones after the cited), resolved titles written as the corpus spells them (as the
@@ -194,11 +201,13 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dic
         numbering(key)
     listed = sorted(((numbering.number[k], k) for k in entries), key=lambda x: x[0])
     resolutions = matcher.resolve([entries[k].title for _, k in listed])
-    lines, fuzzy, unresolved = [], [], []
+    lines, fuzzy, unresolved, unreadable = [], [], [], []
     for (number, key), found in zip(listed, resolutions, strict=True):
         entry = entries[key]
         written = found["corpus_title"] if found["method"] else entry.title
         lines.append(f"[{number}] {' '.join(written.split())}")
+        if found["method"] and not _official_reads(lines[-1], written):
+            unreadable.append({"number": number, "corpus_title": written, "doc_id": found["doc_id"]})
         if found["method"] == "fuzzy":
             fuzzy.append({"number": number, "title": entry.title, "corpus_title": found["corpus_title"],
                           "doc_id": found["doc_id"], "score": found["score"]})
@@ -219,6 +228,9 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dic
         "doc_ids": [r["doc_id"] for r in resolutions],
         "fuzzy": fuzzy,
         "unresolved_references": unresolved,
+        # resolved, but the released reference pattern cuts the title (it ends in ?, ', ), / ...): under
+        # --protocol official these count as hallucinated, as in the released evaluator
+        "unreadable_by_official": unreadable,
         "notes": list(doc.notes),
     }
     return markdown, record

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["ModelLoadError", "dtype_name", "load_model", "model_fingerprint", "resolve_device", "resolve_dtype"]
+__all__ = ["ModelLoadError", "load_model", "model_fingerprint", "resolve_device", "resolve_dtype"]
 
 T = TypeVar("T")
 
@@ -97,14 +97,6 @@ def resolve_device(device: str | None) -> str:
     if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
         return "mps"
     return "cpu"
-
-
-def dtype_name(dtype: str | torch.dtype | None, device: str | torch.device) -> str:
-    """``fp32`` / ``fp16`` / ``bf16``: the compute dtype :func:`resolve_dtype` picks, as a short name."""
-    import torch
-
-    resolved = resolve_dtype(dtype, device)
-    return {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}.get(resolved, str(resolved))
 
 
 def resolve_dtype(dtype: str | torch.dtype | None, device: str | torch.device) -> torch.dtype:

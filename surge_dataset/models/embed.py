@@ -18,7 +18,7 @@ from .cache import CacheDir, EngineStats, ScoreCache, cached_vectors
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["DEFAULT_EMBEDDING_MODEL", "EMBEDDING_METRICS", "Embedder", "TextEncoder", "l2_normalise", "l2_normalize"]
+__all__ = ["DEFAULT_EMBEDDING_MODEL", "EMBEDDING_METRICS", "Embedder", "TextEncoder", "l2_normalise"]
 
 #: What fails without an embedding model (named in load errors).
 EMBEDDING_METRICS: tuple[str, ...] = ("SHR",)
@@ -42,7 +42,6 @@ def l2_normalise(vectors: np.ndarray) -> np.ndarray:
 
 
 #: Old spelling, kept for existing imports.
-l2_normalize = l2_normalise
 
 
 class Embedder:

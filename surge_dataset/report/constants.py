@@ -32,7 +32,6 @@ TABLE4_COLUMNS: dict[str, str] = {
 #: Other keys ``surge evaluate`` writes; in the table only when asked for (``--metrics``).
 EXTRA_COLUMNS: dict[str, str] = {"rouge1": "ROUGE-1", "rouge2": "ROUGE-2"}
 #: Metrics produced by an LLM judge: the drill-down lists surveys where they are missing.
-JUDGE_METRICS = ("sqs", "cqs", "rel_llm", "kpr")
 #: Per-survey keys that are not metrics.
 NON_METRIC_KEYS = frozenset({"counts", "diagnostics"})
 #: Decimals shown per metric (BLEU is on a 0-100 scale, like the paper's).

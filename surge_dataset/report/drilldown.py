@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .constants import JUDGE_METRICS, _fmt, _survey_sort_key, metric_label
+from .constants import _fmt, _survey_sort_key, metric_label
 from .results import SystemResults
 
 
@@ -46,7 +46,9 @@ def drilldown_markdown(systems: Sequence[SystemResults], metrics: Sequence[str],
         lines.append("")
         if undefined:
             lines += [f"Undefined (left out of the mean) for surveys — {'; '.join(undefined)}.", ""]
-    judged = [m for m in JUDGE_METRICS if any(s.values(m) for s in systems)]
+    from ..evaluation import registry  # the judged metrics, as registered (a plugin's too)
+
+    judged = [m.name for m in registry().values() if m.judged and any(s.values(m.name) for s in systems)]
     if judged:
         lines += ["## Missing judge scores", ""]
         for m in judged:

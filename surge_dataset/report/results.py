@@ -180,9 +180,15 @@ def check_same_surveys(systems: Sequence[SystemResults]) -> list[str]:
 
 def comparability_warnings(systems: Sequence[SystemResults]) -> list[str]:
     """Settings that change the numbers and differ between systems (protocol, data, models)."""
-    checks = {"protocol": None, "data_fingerprint": None, "nli_model": "citation_accuracy", "embedding_model": "shr",
-              "judge_settings": None}
+    checks = {"protocol": None, "aggregate": None, "data_fingerprint": None, "min_cites": None, "exclude_empty": None,
+              "nli_model": "citation_accuracy", "dtype": "citation_accuracy", "embedding_model": "shr",
+              "embedding_dtype": "shr", "device": None, "judge_settings": None}
     warnings = []
+    for s in systems:  # the report's means are over evaluated surveys; results.json's released mean is not
+        failed = [f for f in s.failures if f.get("survey_id") is not None]
+        if failed and s.config.get("aggregate") == "released":
+            warnings.append(f"{s.name}: {len(failed)} survey folder(s) failed; results.json's average counts them 0 "
+                            "(--aggregate released) while this report's means leave them out")
     for key, needs in checks.items():
         seen = {s.name: s.config.get(key) for s in systems
                 if key in s.config and (needs is None or needs in (s.config.get("metrics") or []))}

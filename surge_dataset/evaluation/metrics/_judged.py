@@ -65,7 +65,8 @@ def judged_output(metric: Metric, scores: Any, config: Any) -> MetricOutput:
         values[metric.weighted_key] = _mean([s.weighted for s in scores if s.weighted is not None])
     counts = {f"{name}_judged": sum(s.items for s in scores), f"{name}_missing": sum(s.missing for s in scores)}
     if len(scores) > 1:
-        values[f"{name}_std"] = float(np.std(values_seen, ddof=1)) if len(values_seen) > 1 else None
+        std_key = next(k for k in metric.extra_keys(config) if k.endswith("_std"))
+        values[std_key] = float(np.std(values_seen, ddof=1)) if len(values_seen) > 1 else None
         counts[f"{name}_repeats"] = len(values_seen)
     failed = sum(s.failed for s in scores)
     if failed:  # transport failures: the survey is scored again on a rerun
