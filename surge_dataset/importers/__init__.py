@@ -39,7 +39,6 @@ public names are re-exported here.
 
 from __future__ import annotations
 
-from .convert import MAX_RANGE as MAX_RANGE
 from .convert import convert_document
 from .formats import read_documents
 from .markdown import read_markdown

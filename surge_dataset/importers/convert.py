@@ -9,6 +9,7 @@ from typing import Any
 
 from ..normalise import normalise_title
 from ..survey.official_parse import official_reference
+from ..survey.paper_parse import expand_citation_range
 from .markdown import _FENCE_RE, _HEADING_RE, _YEAR_RE, _first_surname
 from .records import PeerDocument, RefEntry
 from .resolution import TitleMatcher
@@ -30,7 +31,6 @@ _BRACKET_AUTHOR_RE = re.compile(
 _PAREN_RE = re.compile(r"\(([^()]*?\b(?:19|20)\d{2}[a-z]?\b[^()]*)\)")
 _PLACEHOLDER_RE = re.compile("\x00(\\d+)\x01")
 _TITLE_CITE_RE = re.compile(r"\[([^\[\]\n]{12,400})\](?!\()")
-MAX_RANGE = 50
 
 
 def _expand(group: str) -> list[str]:
@@ -38,7 +38,7 @@ def _expand(group: str) -> list[str]:
     for item in _ITEM_RE.finditer(group):
         low = int(item.group(1))
         high = int(item.group(2)) if item.group(2) else low
-        span = [low, high] if high < low or high - low >= MAX_RANGE else list(range(low, high + 1))
+        span = expand_citation_range(low, high)
         numbers.extend(str(n) for n in span)
     return list(dict.fromkeys(numbers))
 

@@ -42,6 +42,8 @@ import numpy as np
 
 from ..records import Paper
 from ..survey import GeneratedSurvey
+from ..survey.headings import is_references_title
+from ..survey.paper_parse import expand_citation_range
 from .citations import ENTAILMENT
 
 __all__ = [
@@ -82,10 +84,6 @@ _ABBREVIATIONS = frozenset(
     "jr sr st inc ed eds ch".split()
 )
 _BULLET_RE = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
-_REFERENCES_TITLE_RE = re.compile(
-    r"^\W*(?:(?:\d+(?:\.\d+)*|[ivxlc]+)[.)]?\s+)?(?:references?|bibliography|works cited|reference list)\W*$", re.I
-)
-MAX_RANGE = 50  # a range [a-b] spanning more numbers is read as its two ends (a typo, not 500 citations)
 
 
 # ------------------------------------------------------------------------------------------ sentences
@@ -108,10 +106,7 @@ def citation_numbers(sentence: str) -> list[int]:
         for item in _CITE_ITEM_RE.finditer(group.group(0)):
             low = int(item.group(1))
             high = int(item.group(2)) if item.group(2) else low
-            if high < low or high - low >= MAX_RANGE:
-                numbers.extend((low, high))
-            else:
-                numbers.extend(range(low, high + 1))
+            numbers.extend(expand_citation_range(low, high))
     return numbers
 
 
@@ -187,7 +182,7 @@ def alce_sentences(parsed: GeneratedSurvey) -> list[AlceSentence]:
     entries = _reference_lines(parsed)
     out: list[AlceSentence] = []
     for node in parsed.nodes():
-        if node.level > 0 and _REFERENCES_TITLE_RE.match(node.title.replace("*", "")):
+        if node.level > 0 and is_references_title(node.title):
             continue
         heading = node.title if node.level > 0 else ""
         lines = [line for line in node.content.split("\n") if line.strip() not in entries]

@@ -321,7 +321,8 @@ def _expand_citation_group(group: str, diagnostics: list[Diagnostic], line: int)
         high = to_int(item.group(2)) if item.group(2) else low
         if low is None or high is None:
             continue
-        if high < low or high - low >= MAX_CITATION_RANGE:
+        expanded = expand_citation_range(low, high)
+        if len(expanded) != high - low + 1:  # not every number in between was kept
             diagnostics.append(
                 Diagnostic(
                     "suspicious_citation_range",
@@ -329,7 +330,13 @@ def _expand_citation_group(group: str, diagnostics: list[Diagnostic], line: int)
                     line or None,
                 )
             )
-            numbers.extend((low, high))
-        else:
-            numbers.extend(range(low, high + 1))
+        numbers.extend(expanded)
     return list(dict.fromkeys(numbers))
+
+
+def expand_citation_range(low: int, high: int) -> list[int]:
+    """The numbers a citation range ``[low-high]`` stands for; a reversed range, or one spanning
+    :data:`MAX_CITATION_RANGE` numbers or more, is read as its two ends (a typo, not 500 citations)."""
+    if high < low or high - low >= MAX_CITATION_RANGE:
+        return [low, high]
+    return list(range(low, high + 1))
