@@ -28,6 +28,8 @@ from surge_dataset.scoring.alce import (
 )
 from surge_dataset.survey import parse_survey
 
+from .test_evaluate_run import ConstantNLI  # every pair entailed; counts model calls
+
 SURVEY = """# Graph methods
 
 Graph networks pass messages along edges [1]. Pooling shrinks graphs [2][3]. Attention weighs
@@ -50,6 +52,7 @@ RULES = {
     "Pooling shrinks graphs.": [{"Paper B"}],
     "Attention weighs neighbours.": [{"Paper D", "Paper E"}],
 }
+
 
 
 def _entailed(premise: str, hypothesis: str) -> bool:
@@ -185,19 +188,8 @@ def rendered(sample_dataset, tmp_path_factory) -> Path:
     return out
 
 
-class EntailAll:
-    label_order = ("contradiction", "entailment", "neutral")
-
-    def __init__(self):
-        self.calls = 0
-
-    def logits(self, pairs):
-        self.calls += 1
-        return np.tile([0.0, 2.0, 1.0], (len(pairs), 1))
-
-
 def test_evaluate_run_alce_batches_the_whole_run(sample_dataset, rendered, tmp_path):
-    nli = EntailAll()
+    nli = ConstantNLI()
     results = evaluate_run(SurgeData.open(sample_dataset), rendered, tmp_path / "r.json",
                            EvaluationConfig(metrics=["alce"], protocol="paper"), nli=nli,
                            details_path=tmp_path / "d.jsonl")
