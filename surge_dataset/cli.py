@@ -9,7 +9,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from .console import make_console
+from .console import console, out_console
+from .console import fail as _fail
 from .defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
 
 app = typer.Typer(
@@ -21,13 +22,7 @@ app = typer.Typer(
 data_app = typer.Typer(help="Build, export, download and convert the SurGE datasets.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
-console = make_console(stderr=True)
-out_console = make_console()
 
-
-def _fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
 
 
 def _warn_to_console() -> None:

@@ -11,13 +11,11 @@ from typing import Any
 
 from rich.table import Table
 
-from .console import make_console
+from .console import console, out_console
 from .llm.usage import ESTIMATE_METHOD, price
 
 __all__ = ["evaluate_dry_run", "generate_dry_run", "price_lines"]
 
-console = make_console(stderr=True)
-out_console = make_console()
 
 
 def _n(value: int | None) -> str:

@@ -20,17 +20,11 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from .console import make_console
-
-console = make_console(stderr=True)
-out_console = make_console()
+from .console import console, out_console
+from .console import fail as _fail
 
 _LLM_MEMO: dict[tuple[Any, ...], Any] = {}
 
-
-def _fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
 
 
 def _parse_ids(text: str) -> list[int]:

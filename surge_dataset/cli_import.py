@@ -10,15 +10,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from .console import make_console
-
-console = make_console(stderr=True)
-out_console = make_console()
-
-
-def _fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
+from .console import console, out_console
+from .console import fail as _fail
 
 
 def import_outputs_command(

@@ -21,17 +21,12 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from .console import make_console
+from .console import console, out_console
+from .console import fail as _fail
 
 index_app = typer.Typer(help="Build retrieval indexes over the corpus (BM25, dense + FAISS).", no_args_is_help=True)
 
-console = make_console(stderr=True)
-out_console = make_console()
 
-
-def _fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
 
 
 def _say(message: str) -> None:

@@ -7,9 +7,11 @@ as the content needs (up to :data:`PIPE_WIDTH`); ``COLUMNS`` still wins when set
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from rich.console import Console, ConsoleDimensions
 
-__all__ = ["PIPE_WIDTH", "SurgeConsole", "make_console"]
+__all__ = ["PIPE_WIDTH", "SurgeConsole", "console", "fail", "make_console", "out_console"]
 
 #: Width off a terminal: wide enough for any table the CLI prints, so none is cut.
 PIPE_WIDTH = 1000
@@ -33,3 +35,16 @@ class SurgeConsole(Console):
 def make_console(*, stderr: bool = False) -> SurgeConsole:
     """The CLI's consoles: ``stderr=True`` for messages and progress, the default for results on stdout."""
     return SurgeConsole(stderr=stderr, soft_wrap=stderr)
+
+
+#: Messages and progress (stderr) and results (stdout): shared by every ``surge`` sub-command.
+console = make_console(stderr=True)
+out_console = make_console()
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """A usage error: one red line on stderr and exit status ``code`` (2), no traceback."""
+    import typer
+
+    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)

@@ -1,5 +1,8 @@
 """Facts about the benchmark quoted in several places (dataset card, metric modules): kept once here."""
 
+from collections.abc import Iterable
+from importlib import metadata as _metadata
+
 PAPER_URL = "https://arxiv.org/abs/2508.15658"
 CODEBASE_URL = "https://github.com/oneal2000/SurGE"
 
@@ -15,3 +18,14 @@ SURGE_BIBTEX = """\
   note      = {arXiv:2508.15658}
 }
 """
+
+
+def installed_versions(names: Iterable[str]) -> dict[str, str]:
+    """Installed version of each distribution (``not installed`` when absent): recorded with every result."""
+    versions = {}
+    for name in names:
+        try:
+            versions[name] = _metadata.version(name)
+        except _metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions

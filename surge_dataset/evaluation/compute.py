@@ -17,9 +17,10 @@ from typing import Any
 
 from ..records import Survey
 from .config import EvaluationConfig, result_keys, selected_metrics
+from .metric import needed_models
 from .models import build_models, model_factories
 from .prepare import prepare_text
-from .runner import average, needed_models, prefetch_all, score_survey
+from .runner import average, prefetch_all, score_survey
 
 __all__ = ["compute", "gt_survey"]
 

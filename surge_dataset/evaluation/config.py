@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from ..defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
-from .metric import Metric, get_metric, registry
+from .metric import Metric, get_metric, needed_models, registry
 
 PROTOCOLS = ("official", "paper")
 AGGREGATIONS = ("released", "defined")
@@ -129,8 +129,7 @@ class EvaluationConfig:
         if not self.judge:
             for name in _JUDGE_FIELDS:
                 payload.pop(name)
-        needs = set().union(*(get_metric(m).active_needs(self) for m in self.metrics)) if self.metrics else set()
-        if not needs & {"nli", "encoder", "ner"}:  # precision cannot change these numbers
+        if not needed_models(selected_metrics(self), self) & {"nli", "encoder", "ner"}:  # precision: no effect
             for name in ("dtype", "embedding_dtype", "device"):
                 payload.pop(name)
         for name, default in _LATER_DEFAULTS.items():

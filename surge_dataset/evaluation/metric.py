@@ -28,6 +28,7 @@ __all__ = [
     "ModelSet",
     "Requests",
     "get_metric",
+    "needed_models",
     "register",
     "registry",
 ]
@@ -156,6 +157,11 @@ class Metric:
 
     def __repr__(self) -> str:
         return f"<metric {self.name}: {', '.join(self.keys)}>"
+
+
+def needed_models(metrics: Sequence[Metric], config: EvaluationConfig) -> set[str]:
+    """The model kinds the selected metrics need under ``config`` (``corpus`` is not a model)."""
+    return set().union(*(m.active_needs(config) for m in metrics)) - {"corpus"}
 
 
 _REGISTRY: dict[str, Metric] = {}

@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import platform
 from dataclasses import asdict, dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from ..data.corpus import Corpus
 from ..data.dataset import SurgeData
+from ..metadata import installed_versions
 from ..records import Paper, Survey
 from ..scoring.citations import CitationInstance
 from ..survey import GeneratedSurvey, parse_survey, read_survey_file
@@ -37,13 +37,8 @@ class PreparedSurvey:
 
 
 def package_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for name in ("surge-bench", "torch", "transformers", "sentence-transformers", "rouge-score", "sacrebleu"):
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
+    return {"python": platform.python_version(), **installed_versions(
+        ("surge-bench", "torch", "transformers", "sentence-transformers", "rouge-score", "sacrebleu"))}
 
 
 # ------------------------------------------------------------------------------------------ discovery

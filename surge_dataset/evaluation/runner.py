@@ -19,16 +19,11 @@ from ..data.dataset import SurgeData
 from ..filters import SurveyFilter, split_entries
 from ..io import JsonlJournal, atomic_write_json, atomic_write_text
 from .config import EvaluationConfig, judge_settings, result_keys, selected_metrics
-from .metric import Metric, ModelSet, Requests, diagnostic
+from .metric import Metric, ModelSet, Requests, diagnostic, needed_models
 from .models import build_models, is_built, judge_report, unwrap
 from .prepare import PreparedSurvey, discover_passages, package_versions, prepare_survey, survey_counts
 
-__all__ = ["evaluate_run", "journal_path", "needed_models", "prefetch_all", "prepare_folder", "score_survey"]
-
-
-def needed_models(metrics: Sequence[Metric], config: EvaluationConfig) -> set[str]:
-    """The model kinds the selected metrics need under ``config`` (``corpus`` is not a model)."""
-    return set().union(*(m.active_needs(config) for m in metrics)) - {"corpus"} if metrics else set()
+__all__ = ["evaluate_run", "journal_path", "prefetch_all", "prepare_folder", "score_survey"]
 
 
 def _check_judge(metrics: Sequence[Metric], config: EvaluationConfig, judge: Any) -> None:

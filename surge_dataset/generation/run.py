@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io import atomic_write_json, atomic_write_text
+from ..metadata import installed_versions
 from ..records import Paper
 from .draft import Topic
 from .generator import GenerationError, Generator
@@ -287,12 +288,4 @@ def generate_surveys(
 
 
 def _versions() -> dict[str, str]:
-    from importlib import metadata
-
-    versions = {}
-    for name in ("surge-bench", "transformers", "torch", "openai"):
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
+    return installed_versions(("surge-bench", "transformers", "torch", "openai"))

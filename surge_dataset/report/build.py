@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from ..io import atomic_write_json, atomic_write_text
+from ..metadata import installed_versions
 from .constants import CI_LEVEL, SIGNIFICANCE_METHOD, ReportError
 from .drilldown import drilldown_markdown
 from .figures import plot_bars, plot_heatmap, plot_recall_at_k
@@ -30,13 +30,8 @@ from .tables import (
 def _versions() -> dict[str, str]:
     from .. import __version__
 
-    versions = {"surge-bench": __version__, "python": platform.python_version()}
-    for name in ("numpy", "scipy", "matplotlib"):
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
+    return {"surge-bench": __version__, "python": platform.python_version(),
+            **installed_versions(("numpy", "scipy", "matplotlib"))}
 
 
 def build_report(
