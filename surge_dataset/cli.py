@@ -3,180 +3,65 @@
 from __future__ import annotations
 
 import sys
-import warnings
 from pathlib import Path
 
 import typer
 from rich.table import Table
+from typer.core import TyperGroup
 
-from .console import console, out_console
+from .cli_data import _open_data, data_app
+from .cli_options import data_option
+from .console import console, out_console, quiet_libraries
 from .console import fail as _fail
 from .defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
+from .errors import SurgeError, disk_full_message
+
+
+class SurgeGroup(TyperGroup):
+    """The root command: every :class:`SurgeError` and a full disk end as one line and exit 2, once, here."""
+
+    def invoke(self, ctx):  # noqa: ANN001, ANN201 - click's signature
+        quiet_libraries()
+        try:
+            return super().invoke(ctx)
+        except SurgeError as exc:
+            _fail(str(exc))
+        except OSError as exc:
+            message = disk_full_message(exc)
+            if message is None:
+                raise
+            _fail(message)
+
 
 app = typer.Typer(
+    cls=SurgeGroup,
     name="surge",
     help="SurGE benchmark for scientific survey generation: data, evaluation, retrieval, baselines.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-data_app = typer.Typer(help="Build, export, download and convert the SurGE datasets.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from .metadata import installed_versions
+
+        typer.echo(f"surge-bench {installed_versions(('surge-bench',)).get('surge-bench', 'unknown')}")
+        raise typer.Exit()
 
 
-def _warn_to_console() -> None:
-    """Show library warnings (unknown fields, unassigned queries) as one readable line each."""
-
-    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
-        console.print(f"[yellow]warning:[/] {message}", highlight=False)
-
-    warnings.showwarning = show
-
-
-def _parse_ids(text: str | None) -> list[int] | None:
-    """'0-40' or '1,2,5-7' -> ids."""
-    if text is None:
-        return None
-    ids: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if "-" in part:
-            lo, hi = part.split("-", 1)
-            ids.extend(range(int(lo), int(hi) + 1))
-        else:
-            ids.append(int(part))
-    return ids
-
-
-@data_app.command("build")
-def data_build(
-    source: Path = typer.Option(..., "--source", help="Folder with surveys.json, corpus.json, queries.json."),
-    out: Path = typer.Option(Path("surge"), "--out", help="Output dataset folder (HF dataset layout)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists."),
-    test_ids: str = typer.Option("0-40", "--test-ids", help="Survey ids of the test split, e.g. '0-40'."),
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print surge-bench's version and exit."),
 ) -> None:
-    """Official JSON files -> Parquet shards per config, dataset card, corpus title index."""
-    from .data.build import build_dataset
-    from .data.validate import SurgeDataError
-
-    _warn_to_console()
-    try:
-        report = build_dataset(
-            source, out, overwrite=overwrite, test_ids=_parse_ids(test_ids) or [],
-            progress=lambda m: console.print(f"[dim]{m}[/]", highlight=False),
-        )
-    except (SurgeDataError, FileExistsError) as exc:
-        _fail(str(exc))
-    table = Table(title=f"SurGE dataset written to {out}")
-    for column in ("config", "split", "rows"):
-        table.add_column(column, justify="right" if column == "rows" else "left")
-    for config, splits in report.counts.items():
-        for split, n in splits.items():
-            table.add_row(config, split, f"{n:,}")
-    out_console.print(table)
-    if report.absent:
-        console.print(f"[yellow]absent (no config built):[/] {', '.join(report.absent)}")
-    for note in report.notes:
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
-
-
-@data_app.command("export")
-def data_export(
-    data: Path = typer.Option(..., "--data", help="A built dataset folder."),
-    out: Path = typer.Option(..., "--out", help="Folder to write the official JSON files into."),
-) -> None:
-    """Built dataset -> the official surveys.json / corpus.json / queries.json (lossless)."""
-    from .data.export import export_dataset
-
-    try:
-        written = export_dataset(data, out)
-    except FileNotFoundError as exc:
-        _fail(str(exc))
-    for config, n in written.items():
-        out_console.print(f"{out / (config + '.json')}: {n:,} records")
-
-
-@data_app.command("download")
-def data_download(
-    out: Path = typer.Option(Path("data"), "--out", help="Folder for the official JSON files."),
-    no_queries: bool = typer.Option(False, "--no-queries", help="Skip queries.json."),
-) -> None:
-    """Fetch the authors' files from Google Drive (resumable)."""
-    from .data.download import NetworkUnavailableError, download_official
-
-    try:
-        files = download_official(out, include_queries=not no_queries)
-    except NetworkUnavailableError as exc:
-        _fail(str(exc))
-    for file in files:
-        out_console.print(str(file))
-
-
-@data_app.command("push")
-def data_push(
-    data: Path = typer.Option(Path("surge"), "--data", help="A built dataset folder."),
-    repo_id: str = typer.Option(..., "--repo-id", help="Hub dataset repo, e.g. ORG/surge."),
-    private: bool = typer.Option(False, "--private"),
-) -> None:
-    """Upload a built dataset folder to the HuggingFace Hub."""
-    from .data.download import push_dataset
-
-    out_console.print(push_dataset(data, repo_id, private=private))
-
-
-@data_app.command("from-surveygen")
-def data_from_surveygen(
-    files: list[Path] = typer.Argument(..., help="SurveyGen gold-standard survey JSON files."),
-    out: Path = typer.Option(..., "--out", help="Folder for the three official JSON files."),
-    first_survey_id: int = typer.Option(0, "--first-survey-id"),
-) -> None:
-    """Convert SurveyGen gold surveys into the official SurGE JSON files (then `surge data build`)."""
-    from .data.surveygen import convert_surveygen_with_signals, write_official_json
-
-    _warn_to_console()
-    try:
-        result = convert_surveygen_with_signals(files, first_survey_id=first_survey_id)
-    except ValueError as exc:
-        _fail(str(exc))
-    write_official_json(out, result.surveys, result.corpus, result.queries, signals=result.signals)
-    out_console.print(
-        f"{out}: {len(result.surveys)} surveys, {len(result.corpus)} corpus papers, "
-        f"{len(result.queries)} queries (+ impact signals for QUAL-SG)"
-    )
-
-
-@data_app.command("render")
-def data_render(
-    data: str = typer.Option(..., "--data", help="Built dataset folder or Hub id."),
-    out: Path = typer.Option(..., "--out", help="Folder: writes OUT/<survey_id>/survey.md."),
-    survey_ids: str = typer.Option(None, "--survey-ids", help="e.g. '0-4,7' (default: all of --split)."),
-    split: str = typer.Option(None, "--split", help="train or test (default: all surveys)."),
-) -> None:
-    """Write ground-truth surveys in the evaluator's Markdown (headings, text, [n] citations, references)."""
-    from .data.render import render_surveys
-
-    dataset = _open_data(data)
-    ids = _parse_ids(survey_ids)
-    surveys = [dataset.survey(i) for i in ids] if ids else dataset.surveys(split)
-    for path in render_surveys(surveys, dataset.corpus, out):
-        out_console.print(str(path))
-
-
-def _open_data(data: str):
-    from .data.dataset import SurgeData
-
-    try:
-        return SurgeData.open(data)
-    except FileNotFoundError as exc:
-        _fail(str(exc))
+    """SurGE benchmark for scientific survey generation: data, evaluation, retrieval, baselines."""
 
 
 @app.command("evaluate")
 def evaluate(
-    data: str = typer.Option(..., "--data", help="Built dataset folder or Hub id (org/name)."),
+    data: str = data_option(),
     passages: Path = typer.Option(..., "--passages", help="Folder DIR/<survey_id>/<file> of generated surveys."),
     out: Path = typer.Option(Path("results.json"), "--out", help="Results JSON (written atomically)."),
     metrics: str = typer.Option(
@@ -228,6 +113,8 @@ def evaluate(
     min_cites: int = typer.Option(0, "--min-cites", help="Evaluate only surveys whose GT cites at least N papers."),
     exclude_empty: bool = typer.Option(
         False, "--exclude-empty", help="Skip surveys whose GT cites nothing or has no section with 100 characters."),
+    quiet: bool = typer.Option(
+        False, "--quiet", help="Print the table only: no line per kind of diagnostic (they stay in the results)."),
 ) -> None:
     """Score every generated survey in --passages; resumable; exit 1 if any survey could not be evaluated."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -325,6 +212,16 @@ def evaluate(
                       highlight=False)
     for skipped in results.get("excluded", []):
         console.print(f"[yellow]excluded:[/] survey {skipped['survey_id']}: {skipped['reason']}", highlight=False)
+    if not quiet:
+        from .evaluation.summary import summarise_diagnostics
+
+        for kind in summarise_diagnostics(results["surveys"]):
+            console.print(f"[yellow]diagnostic:[/] {kind.line()}", highlight=False)
+    if details is not None:
+        records = sum(1 for line in details.read_text(encoding="utf-8").splitlines() if line.strip())
+        console.print(f"details: {records:,} records in {details}" if records else
+                      f"details: nothing to write to {details}: the surveys have no reference entry, citation or "
+                      "per-item record of the chosen metrics", highlight=False)
     for failure in results["failures"]:
         console.print(f"[red]failed:[/] {failure['path']}: {failure['error']}", highlight=False)
     if results["failures"]:
@@ -382,11 +279,14 @@ def metrics_list() -> None:
     from .hub import module_folders_by_metric
 
     folders = module_folders_by_metric()
+    table = Table(title="Registered metrics (surge evaluate --metrics NAME,...)", title_justify="left")
+    for column in ("metric", "keys", "needs", "evaluate.load", "what it measures"):
+        table.add_column(column, overflow="fold")
     for metric in registry().values():
-        folder = folders.get(metric.name, "-")
-        needs = ",".join(sorted(metric.needs)) or "-"
-        out_console.print(f"{metric.name}\t{','.join(metric.keys)}\t{needs}\t{folder}\t{metric.description}",
-                          highlight=False)
+        folder = folders.get(metric.name)
+        table.add_row(metric.name, ", ".join(metric.keys), ", ".join(sorted(metric.needs)) or "-",
+                      f"surge/{folder.name}" if folder else "-", metric.description)
+    out_console.print(table, highlight=False)
 
 
 @metrics_app.command("push")

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from .cli_options import data_option
 from .console import console, out_console
 from .console import fail as _fail
 
@@ -18,11 +19,11 @@ def import_outputs_command(
     source: Path = typer.Argument(..., help="Folder (or file) holding the other system's outputs."),
     fmt: str = typer.Option(..., "--format", help="autosurvey, storm, llmxmr, surveyforge or markdown."),
     out: Path = typer.Option(..., "--out", help="Folder to write: OUT/<survey_id>/survey.md, ready for `surge evaluate`."),
-    data: str = typer.Option("surge", "--data", help="Built dataset: ground-truth titles and the corpus to resolve against."),
+    data: str = data_option("its ground-truth titles and corpus resolve the references"),
     threshold: float = typer.Option(
         90.0, "--threshold", help="Fuzzy title match: rapidfuzz fuzz.ratio (0-100) on processed titles, at least this."),
     report: Path = typer.Option(None, "--report", help="Report JSON (default: <OUT>.import_report.json beside OUT)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Write into an --out folder that already holds files."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Write into an --out folder that an earlier `surge import` wrote (never into other files)."),
 ) -> None:
     """Convert other systems' surveys (AutoSurvey, STORM, LLMxMapReduce, SurveyForge, any Markdown) for `surge evaluate`.
 
@@ -34,11 +35,9 @@ def import_outputs_command(
 
     if fmt not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    if out.exists() and any(out.iterdir()) and not overwrite:
-        _fail(f"{out} exists and is not empty; pass --overwrite to write into it")
     try:
         dataset = SurgeData.open(data)
-        result = import_outputs(fmt, source, dataset, out, threshold=threshold, report=report)
+        result = import_outputs(fmt, source, dataset, out, threshold=threshold, report=report, overwrite=overwrite)
     except (FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
     table = Table(title=f"{source} ({fmt}) -> {out}")

@@ -21,6 +21,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from .cli_options import data_option
 from .console import console, out_console
 from .console import fail as _fail
 
@@ -44,7 +45,7 @@ def _open_data(data: str) -> Any:
 
 @index_app.command("bm25")
 def index_bm25(
-    data: str = typer.Option("surge", "--data", help="A built dataset folder (or Hub id)."),
+    data: str = data_option(),
     out: Path = typer.Option(Path("indexes/bm25"), "--out", help="Index folder to write."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists."),
     k1: float = typer.Option(1.5, "--k1", help="BM25 k1."),
@@ -68,7 +69,7 @@ def index_bm25(
 @index_app.command("dense")
 def index_dense(
     model: Path = typer.Option(..., "--model", help="Retriever checkpoint (train_retriever.py output or HF model folder)."),
-    data: str = typer.Option("surge", "--data", help="A built dataset folder (or Hub id)."),
+    data: str = data_option(),
     out: Path = typer.Option(Path("indexes/dense"), "--out", help="Index folder (rerun to resume a crashed run)."),
     batch_size: int = typer.Option(128, "--batch-size", help="Papers per forward pass."),
     shard_size: int = typer.Option(50_000, "--shard-size", help="Papers per on-disk embedding shard."),
@@ -141,7 +142,7 @@ def index_list() -> None:
 
 def retrieve(
     index: Path = typer.Option(..., "--index", help="Index folder from `surge index bm25|dense` (any kind of `surge index list`)."),
-    data: str = typer.Option("surge", "--data", help="A built dataset folder (or Hub id)."),
+    data: str = data_option(),
     queries: str = typer.Option("test", "--queries", help="Split whose queries are run (test or train)."),
     query_type: str = typer.Option("titles", "--query-type", help="titles (survey titles, Table 3) or questions (queries.json)."),
     k: int = typer.Option(1000, "--k", help="Papers retrieved per query."),
@@ -188,7 +189,7 @@ def retrieve(
 def retrieval_eval(
     run: Path = typer.Option(..., "--run", help="TREC run file."),
     qrels: str = typer.Option("test", "--qrels", help="A split name (qrels from the dataset) or a TREC qrels file."),
-    data: str = typer.Option("surge", "--data", help="A built dataset folder (for split qrels)."),
+    data: str = data_option(),
     query_type: str | None = typer.Option(None, "--query-type", help="titles or questions (default: from the run's metadata, else titles)."),
     out: Path | None = typer.Option(None, "--out", help="Write metrics (means + per query) as JSON here."),
     engine: str = typer.Option("numpy", "--engine", help="numpy (instant) or ranx (same numbers; numba compiles "
@@ -246,7 +247,7 @@ def retrieval_eval(
 
 
 def export_retrieval(
-    data: str = typer.Option("surge", "--data", help="A built dataset folder (or Hub id)."),
+    data: str = data_option(),
     out: Path = typer.Option(..., "--out", help="Folder to write."),
     fmt: str = typer.Option("beir", "--format", help="beir (jsonl + qrels tsv) or mteb (HF dataset: corpus/queries/default configs)."),
     split: str = typer.Option("test", "--split", help="Split whose queries and qrels are exported."),

@@ -7,11 +7,14 @@ as the content needs (up to :data:`PIPE_WIDTH`); ``COLUMNS`` still wins when set
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
 from typing import NoReturn
 
 from rich.console import Console, ConsoleDimensions
 
-__all__ = ["PIPE_WIDTH", "SurgeConsole", "console", "fail", "make_console", "out_console"]
+__all__ = ["PIPE_WIDTH", "SurgeConsole", "console", "fail", "make_console", "out_console", "quiet_libraries"]
 
 #: Width off a terminal: wide enough for any table the CLI prints, so none is cut.
 PIPE_WIDTH = 1000
@@ -48,3 +51,25 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
     console.print(f"[bold red]error:[/] {message}", highlight=False)
     raise typer.Exit(code)
+
+
+#: Loggers whose warnings are about the libraries' own affairs (a checkpoint "LOAD REPORT" with ANSI codes,
+#: "Converting SentenceTransformer model ... to CrossEncoder"), not about the user's run.
+CHATTY_LOGGERS = ("transformers", "sentence_transformers", "accelerate", "datasets", "huggingface_hub")
+
+
+def quiet_libraries() -> None:
+    """Keep the CLI's stderr for the run: library warnings off, their progress bars off a terminal.
+
+    ``SURGE_VERBOSE=1`` (or the libraries' own variables, e.g. ``TRANSFORMERS_VERBOSITY``) brings them back.
+    A surge error is then the last line a user sees, not one buried under a checkpoint report.
+    """
+    if os.environ.get("SURGE_VERBOSE", "").strip().lower() in {"1", "true", "yes", "on"}:
+        return
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    if not sys.stderr.isatty():  # "Loading weights" bars in a log are a wall of carriage returns
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    for name in CHATTY_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(logging.ERROR)

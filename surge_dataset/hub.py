@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from .defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NLI_MODEL, DEFAULT_RETRIEVER_BASE_MODEL
+from .output_folder import folder_kind, write_marker
 
 #: model -> what needs it (the paper's defaults).
 DEFAULT_MODELS: dict[str, str] = {
@@ -107,6 +108,17 @@ def evaluate_modules_cache() -> Path:
     return Path(home).expanduser() / "modules"
 
 
+def _installed_by_us(copy: Path, name: str) -> bool:
+    """A cached module copy that ``install_metrics`` wrote (marker, or a local source path), not a Hub download."""
+    if folder_kind(copy) == "metric-module":
+        return True
+    try:
+        origin = json.loads((copy / f"{name}.json").read_text(encoding="utf-8"))["original file path"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return not str(origin).startswith(("http://", "https://")) and Path(origin).name == f"{name}.py"
+
+
 def install_metrics(
     namespace: str = "surge", names: list[str] | None = None, modules_cache: str | os.PathLike[str] | None = None
 ) -> dict[str, Path]:
@@ -134,7 +146,7 @@ def install_metrics(
         home.mkdir(exist_ok=True)
         (home / "__init__.py").touch(exist_ok=True)
         for old in home.iterdir():
-            if old.is_dir() and len(old.name) == 64 and old.name != digest:
+            if old.is_dir() and len(old.name) == 64 and old.name != digest and _installed_by_us(old, name):
                 shutil.rmtree(old)
         target = home / digest
         target.mkdir(exist_ok=True)
@@ -144,6 +156,7 @@ def install_metrics(
         for extra in ("README.md", "requirements.txt"):
             if (source / extra).is_file():
                 shutil.copyfile(source / extra, target / extra)
+        write_marker(target, "metric-module", "surge metrics install")
         (target / f"{name}.json").write_text(
             json.dumps({"original file path": str(source / f"{name}.py"), "local file path": str(module)}),
             encoding="utf-8",

@@ -45,15 +45,29 @@ def _give_default_mode(path: Path, target: Path, *, directory: bool = False) -> 
 
 
 @contextlib.contextmanager
+def naming_errors(target: str | os.PathLike[str]) -> Iterator[None]:
+    """Give an ``OSError`` raised while writing ``target`` the path it is about (``write`` and ``fsync``
+    raise ENOSPC without one), so a caller can say which folder is full."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(target)
+        raise
+
+
+@contextlib.contextmanager
 def atomic_path(target: str | os.PathLike[str], *, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path beside ``target``; rename it over ``target`` only if the block succeeds."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix + ".tmp", dir=target.parent)
-    os.close(fd)
+    with naming_errors(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix + ".tmp", dir=target.parent)
+        os.close(fd)
     tmp_path = Path(tmp)
     try:
-        yield tmp_path
+        with naming_errors(target):
+            yield tmp_path
         if tmp_path.exists():
             _give_default_mode(tmp_path, target)
         os.replace(tmp_path, target)
@@ -85,7 +99,7 @@ def atomic_directory(target: str | os.PathLike[str], *, overwrite: bool = False)
     """
     target = Path(target)
     if target.exists() and not overwrite:
-        raise FileExistsError(f"{target} already exists (pass overwrite=True / --overwrite to replace it)")
+        raise FileExistsError(f"{target} already exists; pass --overwrite to replace it")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
@@ -128,8 +142,12 @@ class JsonlJournal:
         return records
 
     def append(self, record: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps(record, ensure_ascii=False)
+        with naming_errors(self.path):
+            self._append_line(line)
+
+    def _append_line(self, line: str) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as handle:
             # A previous crash may have left a torn line without a newline; start on a fresh line.
             if handle.tell() > 0:

@@ -330,3 +330,86 @@ def test_cli_build_reports_error_without_traceback(tmp_path):
     assert result.exit_code == 2
     assert "surveys.json: invalid or truncated JSON" in result.output
     assert "Traceback" not in result.output
+
+
+# --- the streamed corpus (surge_dataset/data/jsonstream.py) ------------------------------------------
+
+
+def _many_papers(n: int) -> list[dict]:
+    """Papers with what a streaming reader can trip on: escapes, brackets and commas in strings, nulls,
+    non-ASCII text, unknown fields (one of them only in the last records)."""
+    papers = []
+    for i in range(n):
+        paper = {"Title": f'Paper {"abcdefghij"[i % 10]}{"klmnop"[i % 6]} [x], {{y}} "q\\" \\\\ é', "Authors": ["X"],
+                 "Year": "2020", "Date": "2020-01-01", "Abstract": None if i % 7 == 0 else f"Abstract {i}: ü, ]}}",
+                 "Category": "cs.LG", "doc_id": 1000 - i}
+        if i % 5 == 1:
+            paper["Venue"] = {"name": "NeurIPS", "rank": [1, 2.5, None]}
+        if i == n - 2:
+            paper["Zeta"] = "late"
+        papers.append(paper)
+    return papers
+
+
+def _build_all(src: Path, out: Path) -> tuple[dict[str, bytes], list[str], dict]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = build_dataset(src, out, shard_rows=20)
+    files = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    return files, [str(w.message) for w in caught], report.unknown_fields
+
+
+def test_streamed_corpus_build_equals_the_whole_file_build(tmp_path, monkeypatch):
+    from surge_dataset.data import build, jsonstream
+
+    src = make_official(tmp_path / "src", corpus=_many_papers(57))
+    monkeypatch.setattr(build, "CHUNK_ROWS", 7)  # shards of 20 written in tables of 7, 7, 6
+    monkeypatch.setattr(jsonstream, "BLOCK_BYTES", 100)  # elements cut across blocks everywhere
+    read_whole: list[str] = []
+    real_read = build.read_json_array
+
+    def read_json_array(path):
+        read_whole.append(Path(path).name)
+        return real_read(path)
+
+    def refuse(path):
+        raise jsonstream.StreamError("forced")
+
+    monkeypatch.setattr(build, "read_json_array", read_json_array)
+    streamed = _build_all(src, tmp_path / "streamed")
+    assert "corpus.json" not in read_whole  # streamed, not the whole-file fallback
+    monkeypatch.setattr(build, "iter_json_array", refuse)  # the whole-file path, as before streaming
+    whole = _build_all(src, tmp_path / "whole")
+    assert "corpus.json" in read_whole
+    assert streamed == whole
+    assert [n for n in streamed[0] if n.startswith("corpus/")] == [
+        f"corpus/train-0000{i}-of-00003.parquet" for i in range(3)
+    ]
+    assert streamed[2]["corpus"] == ["Venue", "Zeta"]
+    corpus = Corpus.open(tmp_path / "streamed")
+    assert len(corpus) == 57 and corpus.get([1000])[0].abstract is None and corpus.get([999])[0].abstract.endswith("]}")
+
+
+def test_streamed_corpus_errors_are_those_of_the_whole_file(tmp_path, monkeypatch):
+    from surge_dataset.data import build, jsonstream
+
+    monkeypatch.setattr(build, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(jsonstream, "BLOCK_BYTES", 100)
+    papers = _many_papers(40)
+    papers[30]["doc_id"] = papers[2]["doc_id"]  # a duplicate in another table than its first
+    message = _bad(tmp_path / "a", lambda rs: rs.__setitem__(slice(None), papers), name="corpus")
+    assert "corpus.json: record #30 (doc_id=998): field 'doc_id': duplicate doc_id 998 (first at record #2)" in message
+
+    papers = _many_papers(40)
+    papers[3]["Year"] = 2020  # a bad record early, then a JSON error late: the JSON error is reported
+    src = make_official(tmp_path / "b" / "src", corpus=papers)
+    text = (src / "corpus.json").read_text()
+    (src / "corpus.json").write_text(text[:-40] + "}, oops]")
+    with pytest.raises(SurgeDataError, match=r"corpus\.json: invalid or truncated JSON at line 1, column \d+"):
+        build_dataset(src, tmp_path / "b" / "surge")
+
+    papers = _many_papers(40)
+    papers[33]["Year"] = 2020  # a bad record after a duplicate: the record check comes first, as before
+    papers[30]["doc_id"] = papers[2]["doc_id"]
+    message = _bad(tmp_path / "c", lambda rs: rs.__setitem__(slice(None), papers), name="corpus")
+    assert "corpus.json: record #33 (doc_id=967): field 'Year': expected a string, found int 2020" in message

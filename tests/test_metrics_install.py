@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ def test_install_writes_evaluates_cache_layout_and_replaces_stale_copies(tmp_pat
             assert (package / "__init__.py").is_file(), package
         assert module.read_bytes() == (metric_folders()[name] / f"{name}.py").read_bytes()
     stale = tmp_path / "evaluate_modules" / "metrics" / "surge--shr" / ("0" * 64)
-    stale.mkdir()
+    shutil.copytree(installed["shr"].parent, stale)  # an earlier install of other code (ours: it is marked)
     again = install_metrics(names=["shr"], modules_cache=tmp_path)
     assert list(again) == ["shr"] and not stale.exists()  # evaluate picks the newest copy: only ours is left
     with pytest.raises(FileNotFoundError, match="no SurGE metric named nope"):

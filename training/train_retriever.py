@@ -81,6 +81,7 @@ if str(REPO_ROOT) not in sys.path:  # run from a checkout without installing the
 # The reusable parts (importable without this script): data pairs, negatives, batches, the encoder's
 # forward pass and loss, held-out Recall@k; logging, checkpoints, the saved model, mixed precision.
 from surge_dataset.defaults import DEFAULT_RETRIEVER_BASE_MODEL  # noqa: E402 - after the sys.path fix above
+from surge_dataset.errors import SurgeError  # noqa: E402
 from surge_dataset.retrieval.training import (  # noqa: E402
     CorpusTexts,
     Pairs,
@@ -310,10 +311,10 @@ def train(config: TrainConfig) -> dict[str, Any]:
     if config.resume:
         found = checkpoints(output_dir) if config.resume == "latest" else [Path(config.resume)]
         if not found or not (found[-1] / "trainer_state.json").is_file():
-            raise SystemExit(f"--resume {config.resume}: no checkpoint found under {output_dir / 'checkpoints'}")
+            raise SurgeError(f"--resume {config.resume}: no checkpoint found under {output_dir / 'checkpoints'}")
         state = json.loads((found[-1] / "trainer_state.json").read_text(encoding="utf-8"))
         if state["step_in_epoch"] and state.get("world_size", world) != world:
-            raise SystemExit(
+            raise SurgeError(
                 f"{found[-1]} was saved mid-epoch by {state['world_size']} processes; resume it with the same "
                 "number (an epoch's batches depend on it), or from an end-of-epoch checkpoint"
             )
@@ -413,7 +414,12 @@ def train(config: TrainConfig) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    train(load_config(argv))
+    """Train; a problem the user can fix (no model offline, no data, nothing to resume) is one line, exit 2."""
+    try:
+        train(load_config(argv))
+    except SurgeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 __all__ = [
     "FLAG_HELP",

@@ -16,9 +16,15 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..errors import SurgeError
+from ..output_folder import suggest_other_folder
 from ..records import OFFICIAL_FILES, Query, Survey
 from .build import META_FILE
 from .corpus import Corpus
+
+
+class DatasetNotFoundError(SurgeError, FileNotFoundError):
+    """``--data`` names no built dataset: the message says how to build one (in a different folder)."""
 
 
 def resolve_data_path(data: str | Path) -> Path:
@@ -26,16 +32,21 @@ def resolve_data_path(data: str | Path) -> Path:
     path = Path(data)
     if path.exists():
         if not (path / META_FILE).exists():
-            raise FileNotFoundError(
-                f"{path} is not a built SurGE dataset (no {META_FILE}); build one with "
-                f"`surge data build --source DIR --out {path}`"
+            raw = [name for name in OFFICIAL_FILES.values() if (path / name).is_file()]
+            source = path if raw else "DIR"
+            built = suggest_other_folder(path) if raw else "surge"
+            what = f"holds the official JSON files ({', '.join(raw)}), not a built dataset" if raw else (
+                f"is not a built SurGE dataset (no {META_FILE})")
+            raise DatasetNotFoundError(
+                f"{path} {what}; build one with `surge data build --source {source} --out {built}` "
+                f"and pass --data {built}"
             )
         return path
     if "/" in str(data) and not str(data).startswith((".", "/")):
         from huggingface_hub import snapshot_download
 
         return Path(snapshot_download(repo_id=str(data), repo_type="dataset"))
-    raise FileNotFoundError(f"{data}: no such dataset folder (and not a Hub id of the form org/name)")
+    raise DatasetNotFoundError(f"{data}: no such dataset folder (and not a Hub id of the form org/name)")
 
 
 class SurgeData:

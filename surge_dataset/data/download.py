@@ -9,6 +9,8 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
+from ..errors import SurgeError
+
 DRIVE_FOLDER_ID = "1ZZPeZvjexFcCmgFqxftKeCPn1vYeBR0Q"
 DRIVE_FILE_IDS = {
     "corpus.json": "1QAZV9nL7xhtkdiiqPpM0I8do6cF7mY3j",
@@ -16,7 +18,7 @@ DRIVE_FILE_IDS = {
 }
 
 
-class NetworkUnavailableError(RuntimeError):
+class NetworkUnavailableError(SurgeError, RuntimeError):
     """Google Drive cannot be reached from this machine."""
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io import atomic_path
+from ..output_folder import claim_output_folder
 from ..records import EXTRA_COLUMN, FIELDS_BY_CONFIG, NODE_FIELDS, OFFICIAL_FILES, load_extra
 from .dataset import SurgeData
 
@@ -47,8 +48,7 @@ def _write_array(path: Path, records: Any) -> int:
 def export_dataset(data: str | Path, out: str | Path) -> dict[str, int]:
     """Write ``surveys.json``/``corpus.json``/``queries.json`` for every config the dataset has."""
     dataset = SurgeData.open(data)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = claim_output_folder(out, "official-json", "surge data export", inputs=[("--data", dataset.path)])
     written: dict[str, int] = {}
     for config, order_key, id_column in (("surveys", "survey_order", "survey_id"), ("queries", "query_order", "query_id")):
         if config not in dataset.configs:

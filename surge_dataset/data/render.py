@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from ..io import atomic_write_text
+from ..output_folder import claim_output_folder
 from ..records import Survey
 from .corpus import Corpus
 
@@ -47,7 +48,11 @@ def render_survey(survey: Survey, corpus: Corpus) -> str:
 
 
 def render_surveys(surveys: list[Survey], corpus: Corpus, out: str | Path) -> list[Path]:
-    """Write ``out/<survey_id>/survey.md`` for each survey (the layout ``surge evaluate`` reads)."""
+    """Write ``out/<survey_id>/survey.md`` for each survey (the layout ``surge evaluate`` reads).
+
+    ``out`` is new, empty or an earlier rendering (whose files are replaced); never a folder of other files.
+    """
+    claim_output_folder(out, "rendered-surveys", "surge data render", inputs=[("--data", corpus.index_dir.parent)])
     written = []
     for survey in surveys:
         path = Path(out) / str(survey.survey_id) / "survey.md"

@@ -64,6 +64,7 @@ from typing import Any
 
 from ..io import atomic_write_json
 from ..normalise import normalise_title
+from ..output_folder import claim_output_folder
 from ..records import OFFICIAL_FILES, ROOT_TITLE
 
 SIGNALS_FILE = "surveygen_signals.json"
@@ -475,13 +476,16 @@ def write_official_json(
     queries: list[dict[str, Any]],
     *,
     signals: dict[int, dict[str, Any]] | None = None,
+    inputs: Sequence[tuple[str, str | Path]] = (),
 ) -> list[Path]:
     """Write ``surveys.json``, ``corpus.json``, ``queries.json`` (and the signals side file) atomically.
 
     Each file is replaced only once fully written, so an interrupted run never leaves a truncated file
     that a later load would half-read. Signal keys become strings, as JSON object keys must be.
+    ``out_dir`` is new, empty or written by an earlier conversion: never a folder of the user's own
+    files, nor one holding ``inputs``.
     """
-    out = Path(out_dir)
+    out = claim_output_folder(out_dir, "official-json", "surge data from-surveygen", inputs=inputs)
     written = []
     for config, records in (("surveys", surveys), ("corpus", corpus), ("queries", queries)):
         target = out / OFFICIAL_FILES[config]

@@ -13,10 +13,11 @@ from typing import Any
 
 import orjson
 
+from ..errors import SurgeError
 from ..records import FIELDS_BY_CONFIG, ID_FIELD, NODE_FIELDS, ROOT_TITLE
 
 
-class SurgeDataError(ValueError):
+class SurgeDataError(SurgeError, ValueError):
     """Invalid SurGE data: the message names the file, the record and the field."""
 
     def __init__(self, file: str | Path, problem: str, *, record: str | None = None, field: str | None = None):

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..data.corpus import Corpus
 from ..data.dataset import SurgeData
+from ..errors import SurgeError
 from ..metadata import installed_versions
 from ..records import Paper, Survey
 from ..scoring.citations import CitationInstance
@@ -44,6 +45,10 @@ def package_versions() -> dict[str, str]:
 # ------------------------------------------------------------------------------------------ discovery
 
 
+class PassagesNotFoundError(SurgeError, FileNotFoundError):
+    """``--passages`` is missing or is a file: the generated surveys are read from DIR/<survey_id>/<file>."""
+
+
 def discover_passages(
     passage_dir: str | Path, protocol: str = "official"
 ) -> tuple[list[tuple[int, Path]], list[dict[str, Any]]]:
@@ -54,8 +59,11 @@ def discover_passages(
     evaluator does (``os.listdir`` order); ``paper`` refuses to guess and reports the folder.
     """
     root = Path(passage_dir)
+    if root.is_file():
+        raise PassagesNotFoundError(f"--passages {root} is a file, not a folder: pass the folder DIR that holds "
+                                    "DIR/<survey_id>/<file>.md (one folder per survey)")
     if not root.is_dir():
-        raise FileNotFoundError(f"{root}: passage folder does not exist")
+        raise PassagesNotFoundError(f"--passages {root}: no such folder")
     found, failures = [], []
     for entry in sorted(root.iterdir(), key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit() else 0, p.name)):
         if entry.name.startswith("."):

@@ -23,7 +23,7 @@ from .metric import Metric, ModelSet, Requests, diagnostic, needed_models
 from .models import build_models, is_built, judge_report, unwrap
 from .prepare import PreparedSurvey, discover_passages, package_versions, prepare_survey, survey_counts
 
-__all__ = ["evaluate_run", "journal_path", "prefetch_all", "prepare_folder", "score_survey"]
+__all__ = ["evaluate_run", "journal_path", "prefetch_all", "prepare_folder", "resolution_details", "score_survey"]
 
 
 def _check_judge(metrics: Sequence[Metric], config: EvaluationConfig, judge: Any) -> None:
@@ -96,9 +96,37 @@ def score_survey(
             details.extend(output.details)
     result["counts"] = {**survey_counts(prepared), **counts}
     result["diagnostics"] = diagnostics
+    if with_details and not details:  # no selected metric reports items: say how every reference resolved
+        details = resolution_details(prepared)
     for record in details:
         record["survey_id"] = prepared.survey_id
     return {"result": result, "details": details}
+
+
+def resolution_details(prepared: PreparedSurvey) -> list[dict[str, Any]]:
+    """One ``--details`` record per reference entry and citation instance: its resolved doc id, or why none.
+
+    Written when no selected metric reports per-item records (recall, SHR, the SurveyGen metrics), so that
+    ``--details`` always says which references resolved and which citations point at nothing.
+    """
+    gt_cites = set(prepared.gt.all_cites)
+
+    def why(number: int, doc_id: int | None) -> str:
+        if number not in prepared.references:
+            return "reference number missing from the reference list"
+        return "resolved" if doc_id is not None else "title not found in the corpus (hallucinated)"
+
+    records: list[dict[str, Any]] = []
+    for number, reference in sorted(prepared.parsed.references.items()):
+        doc_id = prepared.references.get(number)
+        records.append({"kind": "reference", "number": number, "title": reference.title, "line": reference.line,
+                        "doc_id": doc_id, "why": why(number, doc_id), "in_gt": doc_id in gt_cites})
+    for citation in prepared.citations:
+        doc_id = prepared.references.get(citation.number)
+        records.append({"kind": "citation", "number": citation.number, "heading": citation.heading,
+                        "sentence": citation.sentence, "doc_id": doc_id, "why": why(citation.number, doc_id),
+                        "in_gt": doc_id in gt_cites})
+    return records
 
 
 def average(
@@ -167,7 +195,8 @@ def evaluate_run(
     key = config.key(data.fingerprint)
     journal = JsonlJournal(journal_path(out))
     finished = {rec["survey_id"]: rec for rec in journal.read()
-                if rec.get("config_key") == key and not _retry_on_rerun(rec)}
+                if rec.get("config_key") == key and not _retry_on_rerun(rec)
+                and (details_path is None or rec.get("with_details", bool(rec.get("details"))))}
     prepared, failures, excluded = prepare_folder(data, passage_dir, config, skip=finished)
     models = ModelSet()
     if prepared:
@@ -180,7 +209,8 @@ def evaluate_run(
     total = len(finished) + len(prepared)
     for p in prepared:
         scored = score_survey(p, config, models, with_details=details_path is not None)
-        record = {"survey_id": p.survey_id, "config_key": key, "path": str(p.path), **scored}
+        record = {"survey_id": p.survey_id, "config_key": key, "path": str(p.path), **scored,
+                  "with_details": details_path is not None}  # a later --details run rescores the others
         journal.append(record)
         finished[p.survey_id] = record
         if on_survey_done:

@@ -24,6 +24,7 @@ from dataclasses import asdict, replace
 from importlib import metadata
 from typing import Any, ClassVar
 
+from ..errors import SurgeError
 from ..records import Paper
 from .draft import Draft, Topic
 from .llm_calls import RecordingLLM
@@ -42,7 +43,7 @@ ENTRY_POINT_GROUP = "surge.generators"
 _INPUTS = ("retrieval", "none", "ground_truth")
 
 
-class GenerationError(RuntimeError):
+class GenerationError(SurgeError, RuntimeError):
     """One survey could not be generated (e.g. an LLM request failed after every retry)."""
 
 

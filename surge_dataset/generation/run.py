@@ -192,9 +192,12 @@ def generate_surveys(
     """
     from ..llm import LLMConfigurationError
     from ..models.base import ModelLoadError
+    from ..output_folder import claim_output_folder
     from ..prompts import PROMPTS_VERSION
 
-    out = Path(out)
+    # A resumable writer: an earlier run's folder is written into; someone else's files never are.
+    out = claim_output_folder(out, "generated-surveys", "surge generate",
+                              inputs=[("--data", getattr(data, "path", None)), ("--run", run)])
     if generator.inputs == "retrieval" and run is None:
         raise ValueError(f"system {generator.name!r} needs a retrieval run (--run)")
     ranked = read_run_topk(run, top_k) if generator.inputs == "retrieval" and run is not None else {}

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io import atomic_write_json, atomic_write_text
+from ..output_folder import check_output_folder, write_marker
 from .convert import convert_document
 from .formats import read_documents
 from .records import DEFAULT_THRESHOLD
@@ -53,9 +54,16 @@ def import_outputs(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     report: str | Path | None = None,
+    overwrite: bool = False,
 ) -> ImportReport:
-    """Convert every peer survey under ``source`` into ``out/<survey_id>/survey.md``; write the report."""
+    """Convert every peer survey under ``source`` into ``out/<survey_id>/survey.md``; write the report.
+
+    ``out`` is new, empty, or an earlier import (written into only with ``overwrite``); never the input,
+    the dataset or a folder of other files.
+    """
     out = Path(out)
+    check_output_folder(out, "imported-surveys", overwrite=overwrite, adds_to_existing=False,
+                        inputs=[("SOURCE", source), ("--data", getattr(data, "path", None))])
     matcher = TitleMatcher(data, threshold)
     match_survey = _survey_matcher(data, threshold)
     try:
@@ -84,6 +92,7 @@ def import_outputs(
         taken[survey_id] = item.source
         markdown, record = convert_document(item, matcher)
         target = out / str(survey_id) / "survey.md"
+        write_marker(out, "imported-surveys", "surge import")  # with the first survey: no empty folder left
         atomic_write_text(target, markdown)
         result.surveys.append({"survey_id": survey_id, "source": item.source, "output": str(target),
                                "matched_by": how, **record})

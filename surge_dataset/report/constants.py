@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..errors import SurgeError
+
 #: Table 4 of the SurGE paper (arXiv 2508.15658), copied from protocol.md §5 -- the only copy in the
 #: package. Means over the paper's 41 test surveys; BLEU on sacreBLEU's 0-100 scale; SQS and CQS are
 #: LLM-judge scores. Published numbers, never recomputed: shown only for reference (``--with-paper``).
@@ -46,7 +48,7 @@ SIGNIFICANCE_METHOD = (
 )
 
 
-class ReportError(ValueError):
+class ReportError(SurgeError, ValueError):
     """Inputs that cannot make a trustworthy report (message says what to do)."""
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..io import atomic_directory
+from ..output_folder import check_output_folder, replacing_output_folder
 from .common import (
     DOC_DAYS,
     DOC_IDS,
@@ -148,6 +148,8 @@ def build_bm25_index(
 
     The folder is written atomically: a failed build leaves no half-written index behind.
     """
+    data_inputs = [("--data", getattr(data, "path", None))]
+    check_output_folder(out, "index", inputs=data_inputs, overwrite=overwrite)  # before hours of indexing
     import bm25s
 
     say = progress or logger.info
@@ -215,7 +217,7 @@ def build_bm25_index(
         "data_fingerprint": getattr(data, "fingerprint", ""),
         "build_seconds": None,
     }
-    with atomic_directory(out, overwrite=overwrite) as tmp:
+    with replacing_output_folder(out, "index", "surge index bm25", inputs=data_inputs, overwrite=overwrite) as tmp:
         retriever.save(str(tmp / BM25S_DIR), show_progress=False)
         np.save(tmp / DOC_IDS, np.concatenate(id_parts))
         np.save(tmp / DOC_DAYS, np.concatenate(day_parts))

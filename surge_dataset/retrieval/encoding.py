@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..io import atomic_write_json
+from ..output_folder import check_output_folder
 from .common import batch_texts, iter_corpus, read_manifest
 from .encoder import DenseEncoder, model_fingerprint
 from .faiss_index import FAISS_KINDS, build_faiss
@@ -124,7 +125,11 @@ def encode_corpus(
         "text": "title + ' ' + abstract",
     }
     encoding_file = out / ENCODING_MANIFEST
-    if overwrite and state.is_main_process and out.exists():
+    # Every process checks (a refusal must stop them all): never someone else's folder, the dataset
+    # itself or another kind of output; only an index of ours is discarded with --overwrite.
+    ours = check_output_folder(out, "index", inputs=[("--data", getattr(data, "path", None))],
+                               overwrite=overwrite, adds_to_existing=True)
+    if overwrite and ours and state.is_main_process:
         shutil.rmtree(out)
     state.wait_for_everyone()
     if encoding_file.is_file():

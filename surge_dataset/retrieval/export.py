@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..io import atomic_directory
+from ..output_folder import replacing_output_folder
 from .common import iter_corpus
 from .runs import load_qrels, load_queries
 
@@ -91,7 +91,8 @@ def export_retrieval(
     queries = [q for q in queries if q.qid in qrels]  # both toolkits drop queries without judgements
     counts = {"corpus": 0, "queries": len(queries), "qrels": sum(len(d) for d in qrels.values())}
     qrel_rows = [(qid, doc, rel) for qid, docs in qrels.items() for doc, rel in docs.items()]
-    with atomic_directory(out, overwrite=overwrite) as tmp:
+    with replacing_output_folder(out, "retrieval-export", "surge data export-retrieval",
+                                 inputs=[("--data", getattr(data, "path", None))], overwrite=overwrite) as tmp:
         if fmt == "beir":
             with open(tmp / "corpus.jsonl", "w", encoding="utf-8") as handle:
                 for table in _corpus_tables(data):

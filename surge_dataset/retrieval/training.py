@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import SurgeError
 from .common import document_text
 from .encoder import load_backbone
 
@@ -32,11 +33,15 @@ class Pairs:
     relevant: list[frozenset[int]]  # per pair: every paper relevant to its query
 
 
+class TrainingDataError(SurgeError, ValueError):
+    """The data or settings leave nothing to train on (no cited surveys, no negatives, no full step)."""
+
+
 def split_surveys(data: Any, holdout_fraction: float, seed: int) -> tuple[set[int], set[int]]:
     """Train-split surveys with citations -> (training ids, held-out ids), by a seeded shuffle."""
     ids = sorted(s.survey_id for s in data.surveys("train") if s.all_cites)
     if not ids:
-        raise SystemExit("the train split has no survey with citations: nothing to train on")
+        raise TrainingDataError("the train split has no survey with citations: nothing to train on")
     n_hold = 0 if holdout_fraction <= 0 or len(ids) < 2 else max(1, round(holdout_fraction * len(ids)))
     order = np.random.default_rng(seed).permutation(len(ids))
     held = {ids[i] for i in order[:n_hold]}
@@ -91,7 +96,7 @@ def draw_negatives(doc_ids: np.ndarray, relevant: frozenset[int], n: int, rng: n
             if doc not in relevant:
                 out.append(doc)
         if len(relevant) >= len(doc_ids):
-            raise SystemExit("every corpus paper is relevant to a query: no negatives can be drawn")
+            raise TrainingDataError("every corpus paper is relevant to a query: no negatives can be drawn")
     return out
 
 
@@ -100,7 +105,7 @@ def epoch_batches(n_pairs: int, batch_size: int, world: int, seed: int, epoch: i
     per_step = batch_size * world
     steps = n_pairs // per_step
     if steps == 0:
-        raise SystemExit(
+        raise TrainingDataError(
             f"{n_pairs} training pairs cannot fill one step of {batch_size} x {world} processes; "
             "lower --batch-size"
         )
@@ -117,7 +122,10 @@ def load_encoder(name_or_path: str) -> tuple[Any, Any]:
     """(tokenizer, model) to train: the encoder without its pooler, so every parameter gets a gradient (DDP)."""
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(name_or_path), load_backbone(name_or_path)
+    from ..models.base import load_model
+
+    return load_model(lambda: (AutoTokenizer.from_pretrained(name_or_path), load_backbone(name_or_path)),
+                      str(name_or_path), ["retriever training"], "--model")
 
 
 def tokenize(tokenizer: Any, texts: list[str], max_length: int, device: Any) -> dict[str, Any]:

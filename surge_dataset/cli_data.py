@@ -1,0 +1,167 @@
+"""``surge data``: build, export, download, render and convert the SurGE datasets."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from .cli_options import data_option
+from .console import console, out_console
+from .console import fail as _fail
+
+data_app = typer.Typer(help="Build, export, download and convert the SurGE datasets.", no_args_is_help=True)
+
+
+
+
+def _warn_to_console() -> None:
+    """Show library warnings (unknown fields, unassigned queries) as one readable line each."""
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+        console.print(f"[yellow]warning:[/] {message}", highlight=False)
+
+    warnings.showwarning = show
+
+
+def _parse_ids(text: str | None) -> list[int] | None:
+    """'0-40' or '1,2,5-7' -> ids."""
+    if text is None:
+        return None
+    ids: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            lo, hi = part.split("-", 1)
+            ids.extend(range(int(lo), int(hi) + 1))
+        else:
+            ids.append(int(part))
+    return ids
+
+
+@data_app.command("build")
+def data_build(
+    source: Path = typer.Option(..., "--source", help="Folder with surveys.json, corpus.json, queries.json."),
+    out: Path = typer.Option(Path("surge"), "--out", help="Output dataset folder (HF dataset layout)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists."),
+    test_ids: str = typer.Option("0-40", "--test-ids", help="Survey ids of the test split, e.g. '0-40'."),
+) -> None:
+    """Official JSON files -> Parquet shards per config, dataset card, corpus title index."""
+    from .data.build import build_dataset
+    from .data.validate import SurgeDataError
+
+    _warn_to_console()
+    try:
+        report = build_dataset(
+            source, out, overwrite=overwrite, test_ids=_parse_ids(test_ids) or [],
+            progress=lambda m: console.print(f"[dim]{m}[/]", highlight=False),
+        )
+    except (SurgeDataError, FileExistsError) as exc:
+        _fail(str(exc))
+    table = Table(title=f"SurGE dataset written to {out}")
+    for column in ("config", "split", "rows"):
+        table.add_column(column, justify="right" if column == "rows" else "left")
+    for config, splits in report.counts.items():
+        for split, n in splits.items():
+            table.add_row(config, split, f"{n:,}")
+    out_console.print(table)
+    if report.absent:
+        console.print(f"[yellow]absent (no config built):[/] {', '.join(report.absent)}")
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
+@data_app.command("export")
+def data_export(
+    data: str = data_option(),
+    out: Path = typer.Option(..., "--out", help="Folder to write the official JSON files into."),
+) -> None:
+    """Built dataset -> the official surveys.json / corpus.json / queries.json (lossless)."""
+    from .data.export import export_dataset
+
+    try:
+        written = export_dataset(data, out)
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+    for config, n in written.items():
+        out_console.print(f"{out / (config + '.json')}: {n:,} records")
+
+
+@data_app.command("download")
+def data_download(
+    out: Path = typer.Option(Path("data"), "--out", help="Folder for the official JSON files."),
+    no_queries: bool = typer.Option(False, "--no-queries", help="Skip queries.json."),
+) -> None:
+    """Fetch the authors' files from Google Drive (resumable)."""
+    from .data.download import NetworkUnavailableError, download_official
+
+    try:
+        files = download_official(out, include_queries=not no_queries)
+    except NetworkUnavailableError as exc:
+        _fail(str(exc))
+    for file in files:
+        out_console.print(str(file))
+
+
+@data_app.command("push")
+def data_push(
+    data: str = data_option(),
+    repo_id: str = typer.Option(..., "--repo-id", help="Hub dataset repo, e.g. ORG/surge."),
+    private: bool = typer.Option(False, "--private"),
+) -> None:
+    """Upload a built dataset folder to the HuggingFace Hub."""
+    from .data.download import push_dataset
+
+    out_console.print(push_dataset(data, repo_id, private=private))
+
+
+@data_app.command("from-surveygen")
+def data_from_surveygen(
+    files: list[Path] = typer.Argument(..., help="SurveyGen gold-standard survey JSON files."),
+    out: Path = typer.Option(..., "--out", help="Folder for the three official JSON files."),
+    first_survey_id: int = typer.Option(0, "--first-survey-id"),
+) -> None:
+    """Convert SurveyGen gold surveys into the official SurGE JSON files (then `surge data build`)."""
+    from .data.surveygen import convert_surveygen_with_signals, write_official_json
+
+    _warn_to_console()
+    try:
+        result = convert_surveygen_with_signals(files, first_survey_id=first_survey_id)
+    except ValueError as exc:
+        _fail(str(exc))
+    write_official_json(out, result.surveys, result.corpus, result.queries, signals=result.signals,
+                        inputs=[("FILES", f) for f in files])
+    out_console.print(
+        f"{out}: {len(result.surveys)} surveys, {len(result.corpus)} corpus papers, "
+        f"{len(result.queries)} queries (+ impact signals for QUAL-SG)"
+    )
+
+
+@data_app.command("render")
+def data_render(
+    data: str = data_option(),
+    out: Path = typer.Option(..., "--out", help="Folder: writes OUT/<survey_id>/survey.md."),
+    survey_ids: str = typer.Option(None, "--survey-ids", help="e.g. '0-4,7' (default: all of --split)."),
+    split: str = typer.Option(None, "--split", help="train or test (default: all surveys)."),
+) -> None:
+    """Write ground-truth surveys in the evaluator's Markdown (headings, text, [n] citations, references)."""
+    from .data.render import render_surveys
+
+    dataset = _open_data(data)
+    ids = _parse_ids(survey_ids)
+    surveys = [dataset.survey(i) for i in ids] if ids else dataset.surveys(split)
+    for path in render_surveys(surveys, dataset.corpus, out):
+        out_console.print(str(path))
+
+
+def _open_data(data: str):
+    from .data.dataset import SurgeData
+
+    try:
+        return SurgeData.open(data)
+    except FileNotFoundError as exc:
+        _fail(str(exc))

@@ -1,0 +1,93 @@
+"""The errors a newcomer meets first are one line, exit 2, no traceback (issue 16, items 3 and 8)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from surge_dataset.cli import app
+
+from .conftest import REPO_ROOT
+
+runner = CliRunner()
+
+
+def one_line_error(result) -> str:
+    """Exit 2 and the error as the last line of the output; no traceback, no library reports, no ANSI codes."""
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert lines and lines[-1].startswith("error:"), result.output
+    assert "Traceback" not in result.output and "\x1b[" not in result.output and "LOAD REPORT" not in result.output
+    return lines[-1]
+
+
+@pytest.fixture
+def rendered(sample_dataset: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "gt"
+    assert runner.invoke(app, ["data", "render", "--data", str(sample_dataset), "--out", str(out),
+                               "--survey-ids", "0,1"]).exit_code == 0
+    return out
+
+
+def test_a_default_model_missing_offline_names_the_metric_and_the_download_command(
+        sample_dataset: Path, rendered: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from huggingface_hub import constants
+
+    if not constants.HF_HUB_OFFLINE:
+        pytest.skip("huggingface_hub was imported before HF_HUB_OFFLINE=1 was set")
+    base = ["evaluate", "--data", str(sample_dataset), "--passages", str(rendered)]
+    line = one_line_error(runner.invoke(app, [*base, "--metrics", "all", "--out", str(tmp_path / "a.json")]))
+    assert "Doc-Acc" in line and "`surge models download cross-encoder/nli-deberta-v3-base`" in line
+    line = one_line_error(runner.invoke(app, [*base, "--metrics", "shr", "--out", str(tmp_path / "b.json")]))
+    assert "SHR" in line and "`surge models download BAAI/bge-large-en-v1.5`" in line
+    assert "--embedding-model $(surge models path minilm)" in line  # the bundled stand-in
+
+
+def test_an_embedding_model_given_as_nli_model_is_one_line(sample_dataset: Path, rendered: Path, tmp_path: Path,
+                                                          minilm_path: Path) -> None:
+    result = runner.invoke(app, ["evaluate", "--data", str(sample_dataset), "--passages", str(rendered),
+                                 "--metrics", "citation_accuracy", "--nli-model", str(minilm_path),
+                                 "--out", str(tmp_path / "r.json")])
+    line = one_line_error(result)
+    assert f"--nli-model {minilm_path} is not an NLI cross-encoder" in line and "contradiction" in line
+
+
+def test_training_offline_without_the_base_model_is_one_line(sample_dataset: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "training" / "train_retriever.py"), "--config",
+         str(REPO_ROOT / "training" / "configs" / "paper.yaml"), "--data", str(sample_dataset),
+         "--output-dir", str(tmp_path / "run")],
+        capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert "Traceback" not in done.stderr and lines[-1].startswith("error:"), done.stderr[-2000:]
+    assert "roberta-base" in lines[-1] and "surge models download roberta-base" in lines[-1]
+
+
+def test_a_full_disk_during_evaluate_is_one_line_and_a_rerun_resumes(
+        sample_dataset: Path, rendered: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import surge_dataset.io as io
+
+    out = tmp_path / "results" / "r.json"
+    command = ["evaluate", "--data", str(sample_dataset), "--passages", str(rendered), "--metrics", "recall",
+               "--out", str(out)]
+    real_fsync = os.fsync
+
+    def full(fd: int) -> None:  # what the kernel answers on a full disk: ENOSPC, without a file name
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(io.os, "fsync", full)
+    line = one_line_error(runner.invoke(app, command))
+    assert f"no space left on the device holding {out.parent}" in line and "rerun the same command" in line
+    assert not out.exists()
+    monkeypatch.setattr(io.os, "fsync", real_fsync)
+    result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert out.is_file()
