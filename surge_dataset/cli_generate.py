@@ -13,13 +13,18 @@ and writes its surveys (atomically, one folder each) into the same ``--out``.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich.table import Table
 
+from .cli_options import data_option
 from .console import console, out_console
 from .console import fail as _fail
 
@@ -62,9 +67,16 @@ def _distributed_state() -> Any:
 class _StageBars:
     """One progress bar per survey in flight: its stage, LLM calls answered / asked, tokens per second.
 
-    Off a terminal (a log file, CI) bars are not drawn, so each finished batch of LLM calls is printed
-    as one line instead: a long local generation is never silent.
+    Off a terminal (a log file, CI) bars are not drawn, so each finished stage is printed as one line,
+    and a stage still running is printed every :attr:`HEARTBEAT` seconds (:attr:`SLOW_HEARTBEAT` once it
+    has run :attr:`SLOW_AFTER` s) by a background thread: a local model reading a long prompt or
+    decoding hundreds of tokens on a CPU can take minutes per stage, which used to be minutes of silence
+    (issue 16). Use as a context manager (the thread stops on exit).
     """
+
+    HEARTBEAT = 10.0
+    SLOW_HEARTBEAT = 30.0
+    SLOW_AFTER = 120.0
 
     def __init__(self, progress: Any, *, enabled: bool, prefix: str) -> None:
         import threading
@@ -74,33 +86,121 @@ class _StageBars:
         self.prefix = prefix
         self.tasks: dict[int | None, Any] = {}
         self._lock = threading.Lock()
+        #: Per survey in flight: its latest event, when it came, and when a line was last printed for it.
+        self._latest: dict[int | None, tuple[Any, float]] = {}
+        self._printed: dict[int | None, float] = {}
+        self._started: dict[int | None, float] = {}  # surveys started that have not asked the LLM yet
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def _lines(self) -> bool:
+        return self.enabled and not self.progress.console.is_terminal
+
+    def __enter__(self) -> _StageBars:
+        import threading
+
+        if self._lines:
+            self._thread = threading.Thread(target=self._beat, name="surge-progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _print(self, text: str) -> None:
+        self.progress.console.print(f"{self.prefix}: {text}", highlight=False)
 
     def start(self, survey_id: int) -> None:
-        if self.enabled and not self.progress.console.is_terminal:
-            self.progress.console.print(f"{self.prefix}: survey {survey_id} started", highlight=False)
+        if self._lines:
+            with self._lock:
+                self._printed[survey_id] = self._started[survey_id] = time.monotonic()
+            self._print(f"survey {survey_id} started")
+
+    @staticmethod
+    def _rate(event: Any) -> str:
+        speed = event.tokens_per_second
+        return f"{speed:,.1f} tok/s" if speed else ("cached" if event.cached and event.cached == event.done else "")
 
     def update(self, event: Any) -> None:
         if not self.enabled:
             return
-        speed = event.tokens_per_second
-        rate = f"{speed:,.1f} tok/s" if speed else ("cached" if event.cached and event.cached == event.done else "")
+        rate = self._rate(event)
         description = f"  survey {event.survey_id} · {event.stage}"
+        finished = bool(event.total) and event.done == event.total
         with self._lock:
             task = self.tasks.get(event.survey_id)
             if task is None:
                 task = self.tasks[event.survey_id] = self.progress.add_task(description, total=event.total, rate=rate)
             self.progress.update(task, description=description, completed=event.done, total=event.total, rate=rate)
-        if event.total and event.done == event.total and not self.progress.console.is_terminal:
-            self.progress.console.print(
-                f"{self.prefix}: survey {event.survey_id} · {event.stage}: {event.done}/{event.total} LLM calls "
-                f"({event.cached} cached), {event.new_tokens:,} new tokens, {rate or '-'}, {event.seconds:.0f} s",
-                highlight=False)
+            self._latest[event.survey_id] = (event, time.monotonic())
+            self._started.pop(event.survey_id, None)
+            if finished:
+                self._printed[event.survey_id] = time.monotonic()
+        if finished and self._lines:
+            self._print(f"survey {event.survey_id} · {event.stage}: {event.done}/{event.total} LLM calls "
+                        f"({event.cached} cached), {event.new_tokens:,} new tokens, {rate or '-'}, {event.seconds:.0f} s")
+
+    def _beat(self) -> None:
+        """The heartbeat thread: a line for each survey in flight that has printed nothing for a while."""
+        while not self._stop.wait(1.0):
+            now = time.monotonic()
+            due: list[str] = []
+            with self._lock:
+                for survey_id, since in self._started.items():  # no LLM call yet: e.g. reading a GGUF config
+                    if now - self._printed.get(survey_id, since) >= self.HEARTBEAT:
+                        self._printed[survey_id] = now
+                        due.append(f"survey {survey_id}: preparing the first LLM calls, {now - since:.0f} s")
+                for survey_id, (event, received) in self._latest.items():
+                    elapsed = event.seconds + (now - received)
+                    every = self.SLOW_HEARTBEAT if elapsed >= self.SLOW_AFTER else self.HEARTBEAT
+                    if event.done == event.total or now - self._printed.get(survey_id, received) < every:
+                        continue
+                    self._printed[survey_id] = now
+                    tokens = "no token decoded yet"
+                    if event.new_tokens:
+                        tokens = f"{event.new_tokens:,} new tokens, {self._rate(event) or '-'}"
+                    due.append(f"survey {survey_id} · {event.stage}: {event.done}/{event.total} LLM calls so far, "
+                               f"{tokens}, {elapsed:.0f} s")
+            for line in due:
+                self._print(line)
 
     def finish(self, survey_id: int) -> None:
         with self._lock:
             task = self.tasks.pop(survey_id, None)
+            self._latest.pop(survey_id, None)
+            self._printed.pop(survey_id, None)
+            self._started.pop(survey_id, None)
         if task is not None:
             self.progress.remove_task(task)
+
+
+@contextlib.contextmanager
+def _local_model_messages(print_line: Any, rank: str) -> Iterator[None]:
+    """Show the local backend's log (the "loaded in N s on cpu, K torch threads" line, its warnings) in the run.
+
+    Printed through the progress console so lines do not tear the bars; the logger is restored afterwards.
+    """
+    from rich.markup import escape
+
+    logger = logging.getLogger("surge_dataset.llm.local")
+
+    class ToConsole(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            label = "[yellow]warning:[/] " if record.levelno >= logging.WARNING else ""
+            print_line(f"{escape(rank)}{label}{escape(record.getMessage())}")
+
+    handler, level = ToConsole(logging.INFO), logger.level
+    logger.addHandler(handler)
+    if level == logging.NOTSET or level > logging.INFO:
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def make_generation_llm(spec: str, **kwargs: Any) -> Any:
@@ -120,7 +220,7 @@ def generate(
     llm: str = typer.Option(..., "--llm", help="openai:<model>, hf:<model id or folder> or gguf:<file>."),
     out: Path = typer.Option(None, "--out", help="Output folder: <out>/<survey_id>/survey.md + survey.json "
                                                  "(required unless --dry-run)."),
-    data: str = typer.Option("surge", "--data", help="Built dataset folder or Hub id (org/name)."),
+    data: str = data_option(),
     run: Path = typer.Option(None, "--run", help="TREC run of survey-title queries (surge retrieve); needed by "
                                                  "retrieval-based systems."),
     split: str = typer.Option("test", "--split", help="test, train or all."),
@@ -136,6 +236,9 @@ def generate(
     temperature: float = typer.Option(0.0, "--temperature", help="0 = greedy (reproducible)."),
     batch_size: int = typer.Option(8, "--batch-size", help="Prompts per forward batch (hf:/gguf:)."),
     dtype: str = typer.Option(None, "--dtype", help="bf16, fp16 or fp32 for hf:/gguf: (default bf16 on GPU, fp32 on CPU)."),
+    threads: int = typer.Option(
+        None, "--threads", help="CPU threads of torch for hf:/gguf: (default: $SURGE_NUM_THREADS, else $OMP_NUM_THREADS, "
+        "else half the usable cores; 0 = leave torch's own choice, one per core, which busy-waits on a loaded machine)."),
     timeout: float = typer.Option(600.0, "--timeout", help="Seconds per openai: request before it is retried."),
     context_length: int = typer.Option(
         None, "--context-length", help="Tokens the model reads at most (prompt + answer); longer prompts get fewer/"
@@ -215,21 +318,37 @@ def generate(
     rank = f"[process {state.process_index}/{state.num_processes}] " if state is not None else ""
     show_progress = state is None or state.is_local_main_process
 
+    local = llm.split(":", 1)[0] in ("hf", "gguf")
+    thread_count = None
+    if local and threads != 0:
+        from .models.threads import resolve_threads
+
+        try:  # checked now (a bad $SURGE_NUM_THREADS is a usage error); applied when the model loads
+            thread_count = resolve_threads(threads).threads
+        except ValueError as exc:
+            _fail(str(exc))
     llm_kwargs: dict[str, Any] = {"base_url": base_url, "concurrency": concurrency, "timeout": timeout,
                                   "device": device, "dtype": dtype, "batch_size": batch_size, "cache_dir": cache_dir}
+    if local:
+        llm_kwargs["threads"] = threads
     try:
         model = make_generation_llm(llm, **llm_kwargs)
     except (LLMError, ValueError) as exc:
         _fail(str(exc))
     llm_info = {"base_url": redact_url(base_url), "concurrency": concurrency, "batch_size": batch_size,
                 "dtype": dtype, "device": device, "processes": state.num_processes if state is not None else 1,
-                "process_index": state.process_index if state is not None else 0}
+                "process_index": state.process_index if state is not None else 0, "threads": thread_count}
 
     failures: dict[int, str] = {}
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-                  TimeElapsedColumn(), console=console, transient=True, disable=not show_progress) as progress:
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=console, transient=True,
+                        disable=not show_progress)
+    with (
+        progress,
+        _StageBars(progress, enabled=show_progress, prefix=f"{rank}{system}") as stages,
+        _local_model_messages(lambda line: progress.console.print(line, highlight=False), rank),
+    ):
         task = progress.add_task(f"[bold]{rank}{system}[/] surveys", total=len(mine), rate="")
-        stages = _StageBars(progress, enabled=show_progress, prefix=f"{rank}{system}")
 
         def started(survey_id: int) -> None:
             stages.start(survey_id)

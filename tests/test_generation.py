@@ -470,3 +470,53 @@ def test_end_to_end_with_the_real_smollm2_gguf(data: SurgeData, runs: dict[str, 
             assert all(c["prompt_tokens"] > 0 and c["error"] is None for c in sidecar["calls"])
             assert sidecar["references"] == record["counts"]["references"]
     print(f"7 systems x 2 surveys with SmolLM2 in {elapsed:.0f} s")
+
+
+def test_smollm2_on_the_default_threads_reports_progress_soon_after_loading(data: SurgeData, runs: dict[str, Path],
+                                                                            tmp_path: Path) -> None:
+    """Issue 16: the README's command with no thread setting stayed silent for minutes after the load.
+
+    Run as a user would (no ``OMP_NUM_THREADS``), stopped at the first progress line after the model's
+    "loaded" line, which says the default thread count (half the usable cores) is in force.
+    """
+    from surge_dataset.models.threads import usable_cpus
+
+    gguf = _smollm2_gguf()
+    env = _subprocess_env(tmp_path)
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "SURGE_NUM_THREADS"):
+        env.pop(name, None)
+    env["PYTHONUNBUFFERED"] = "1"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "surge_dataset.cli_generate", "--system", "rag", "--llm", f"gguf:{gguf}", "--data",
+         str(data.path), "--run", str(runs["test"]), "--survey-ids", "0", "--top-k", "10", "--out", str(tmp_path / "out"),
+         "--cache-dir", str(tmp_path / "cache")],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    lines: list[tuple[float, str]] = []
+    loaded: list[float] = []
+    seen = threading.Event()  # the first progress line after the load, or the end of the output
+
+    def read() -> None:
+        for line in process.stdout:
+            lines.append((time.monotonic(), line.rstrip()))
+            if " loaded in " in line:
+                loaded.append(time.monotonic())
+            elif loaded and "rag: survey 0 · " in line:
+                seen.set()
+        seen.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        seen.wait(240)  # ~40 s on 2 busy cores: one GGUF parse, the load, then at most one heartbeat
+    finally:
+        process.kill()
+        process.wait(30)
+        reader.join(10)
+    log = "\n".join(f"{t - lines[0][0]:6.1f} {text[-300:]}" for t, text in lines) if lines else "(no output)"
+    loaded_line = next((text for _, text in lines if " loaded in " in text), None)
+    assert loaded_line is not None, log
+    cpus = usable_cpus()
+    assert re.search(rf"on \S+, {max(1, cpus // 2)} torch thread\(s\) \(default: half of {cpus} usable", loaded_line), log
+    first = next((t for t, text in lines if t >= loaded[0] and "rag: survey 0 · " in text), None)
+    assert first is not None and first - loaded[0] <= 20, log

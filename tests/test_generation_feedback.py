@@ -187,3 +187,25 @@ def test_local_backend_reads_the_context_from_the_gguf_config_without_loading_we
     backend = TransformersBackend(BackendSpec("gguf", str(gguf)))
     assert backend.context_length() == 8192 and backend._model is None
     assert LLM(backend, cache_dir=False).context_length == 8192
+
+
+def test_off_a_terminal_a_slow_stage_prints_a_line_every_heartbeat(
+    data: SurgeData, run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stage that takes minutes (a local model on a CPU) is never silent in a log (issue 16)."""
+    from surge_dataset.cli_generate import _StageBars, app
+
+    monkeypatch.setattr(_StageBars, "HEARTBEAT", 0.5)
+    with ScriptedOpenAIServer(responder=lambda messages: ANSWER, latency=2.5) as server:
+        result = CliRunner().invoke(app, [
+            "--system", "rag", "--llm", "openai:slow", "--base-url", server.base_url, "--data", str(data.path),
+            "--run", str(run), "--survey-ids", "0", "--top-k", "10", "--max-new-tokens", "16", "--concurrency", "1",
+            "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out"),
+        ])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    beats = [i for i, line in enumerate(lines) if "rag: survey 0 · summarise: 0/1 LLM calls so far" in line]
+    done = next(i for i, line in enumerate(lines) if "rag: survey 0 · summarise: 1/1 LLM calls (0 cached)" in line)
+    assert beats and max(beats) < done, result.output  # while the answer is awaited, then the stage's own line
+    assert "no token decoded yet" in lines[beats[0]]
+    assert not any("fuse: 1/1 LLM calls so far" in line for line in lines)  # a finished stage is not repeated

@@ -6,6 +6,8 @@ depend on the other prompts in its batch (left padding with explicit positions),
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,44 @@ def test_local_answers_report_their_token_counts(tiny_llama):
     stats = llm.stats.as_dict()
     assert stats["usage_reported"] == 3 and stats["usage_estimated"] == 0
     assert stats["prompt_tokens"] == sum(c.prompt_tokens for c in completions)
+
+
+# ------------------------------------------------------------------------------------------ CPU threads (issue 16)
+
+
+def test_thread_count_comes_from_the_option_then_the_environment_then_half_the_cores():
+    from surge_dataset.models.threads import resolve_threads
+
+    env = {"SURGE_NUM_THREADS": "3", "OMP_NUM_THREADS": "5"}
+    assert resolve_threads(2, env, cpus=8) == (2, "--threads")
+    assert resolve_threads(None, env, cpus=8) == (3, "SURGE_NUM_THREADS")
+    assert resolve_threads(None, {"OMP_NUM_THREADS": "4,2"}, cpus=8) == (4, "OMP_NUM_THREADS")
+    assert resolve_threads(None, {"OMP_NUM_THREADS": "x"}, cpus=8).threads == 4  # unreadable: ignored
+    # The default: one on a 2-core machine (torch's own default, 2, busy-waits: 4-5x slower per token there).
+    assert [resolve_threads(None, {}, cpus=n).threads for n in (1, 2, 3, 16)] == [1, 1, 1, 8]
+    assert resolve_threads(None, {"LOCAL_WORLD_SIZE": "4"}, cpus=16).threads == 2  # shared by the launch's processes
+    with pytest.raises(ValueError, match="SURGE_NUM_THREADS"):
+        resolve_threads(None, {"SURGE_NUM_THREADS": "0"})
+    with pytest.raises(ValueError, match="--threads"):
+        resolve_threads(0, {})
+
+
+def test_loading_a_local_model_sets_the_threads_unless_told_not_to(tiny_llama, monkeypatch):
+    import torch
+
+    before = torch.get_num_threads()
+    monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setenv("SURGE_NUM_THREADS", "1")
+    try:
+        torch.set_num_threads(2)
+        left = make_llm(f"hf:{tiny_llama}", cache_dir=False, device="cpu", threads=0)
+        left.generate([_conversation("hi")], GenerationSettings(max_new_tokens=1))
+        assert torch.get_num_threads() == 2 and left.backend.thread_choice is None
+        llm = make_llm(f"hf:{tiny_llama}", cache_dir=False, device="cpu")
+        assert llm.backend._model is None and torch.get_num_threads() == 2  # nothing happens before the load
+        llm.generate([_conversation("hi")], GenerationSettings(max_new_tokens=1))
+        assert torch.get_num_threads() == 1 and llm.backend.thread_choice == (1, "SURGE_NUM_THREADS")
+        assert os.environ["TOKENIZERS_PARALLELISM"] == "false" and llm.backend.load_seconds > 0
+    finally:
+        torch.set_num_threads(before)

@@ -180,10 +180,12 @@ def make_llm(
     dtype: str | None = None,
     batch_size: int = 8,
     cache_dir: CacheDir = None,
+    threads: int | None = None,
 ) -> LLM:
     """``openai:gpt-4o`` / ``hf:Qwen/Qwen2.5-14B-Instruct`` / ``gguf:model.gguf`` -> a cached :class:`LLM`.
 
     Nothing heavy happens here: the HTTP client and local weights are created on the first cache miss.
+    ``threads`` (local models): torch CPU threads, see :class:`~surge_dataset.llm.local.TransformersBackend`.
     """
     parsed = spec if isinstance(spec, BackendSpec) else BackendSpec.parse(spec)
     backend: ChatBackend
@@ -197,5 +199,5 @@ def make_llm(
             raise LLMConfigurationError(f"--base-url is for openai: judges, not {parsed}")
         from .local import TransformersBackend
 
-        backend = TransformersBackend(parsed, device=device, dtype=dtype, batch_size=batch_size)
+        backend = TransformersBackend(parsed, device=device, dtype=dtype, batch_size=batch_size, threads=threads)
     return LLM(backend, cache_dir)

@@ -8,6 +8,11 @@ GGUF files are de-quantised by ``transformers`` on load (``gguf`` package needed
 Besides text, a local model exposes its next-token distribution, from which the judge reads a
 probability-weighted score (expected value over the score tokens): deterministic, no parsing, no retry.
 Remote code is never run (``trust_remote_code`` stays off).
+
+Before loading, the process's torch threads are set (:func:`~surge_dataset.models.threads.configure_threads`:
+half the usable cores unless ``threads``, ``$SURGE_NUM_THREADS`` or ``$OMP_NUM_THREADS`` say otherwise):
+torch's default of one busy-waiting OpenMP worker per core made a small model on a busy 2-core machine
+4-5x slower per token (issue 16).
 """
 
 from __future__ import annotations
@@ -18,13 +23,15 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..models.base import load_model, model_fingerprint
+from ..models.threads import ThreadChoice, configure_threads
 from .base import (
     BackendSpec,
     Completion,
@@ -43,13 +50,16 @@ _GGUF_PATCH_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def _shared_gguf_parsing() -> Iterator[None]:
+def _shared_gguf_parsing(readers: MutableMapping[tuple[str, str], Any] | None = None) -> Iterator[None]:
     """Load a GGUF model in about half the time: share one parsed file and one tensor-name map per load.
 
     ``transformers`` parses the GGUF metadata (the whole vocabulary, element by element) three times per
     load -- config, weights, tokenizer -- and rebuilds ``gguf``'s tensor-name map for every module. Both
     are pure functions of their arguments, so for the duration of the load they are memoised. The
     ``gguf`` attributes are restored afterwards; should ``gguf`` change, loading is merely slower.
+    ``readers`` (a caller's dict) keeps the parsed files beyond one load: the backend reads the context
+    length from the config first and loads the model just after, and each parse of SmolLM2's file
+    takes 10-20 s of a 2-core CPU.
     """
     try:
         import gguf
@@ -62,7 +72,8 @@ def _shared_gguf_parsing() -> Iterator[None]:
         if reader_class is None or name_map is None:
             yield
             return
-        readers: dict[tuple[str, str], Any] = {}
+        if readers is None:
+            readers = {}
 
         def shared_reader(path: Any, mode: str = "r") -> Any:
             key = (os.fspath(path), mode)
@@ -117,7 +128,10 @@ class TransformersBackend:
         dtype: str | None = None,
         batch_size: int = 8,
         revision: str | None = None,
+        threads: int | None = None,
     ) -> None:
+        """``threads``: torch CPU threads (None: see :func:`~surge_dataset.models.threads.resolve_threads`;
+        0: leave the process's setting alone)."""
         if spec.kind not in ("hf", "gguf"):
             raise ValueError(f"TransformersBackend serves hf: and gguf: specs, not {spec}")
         if batch_size < 1:
@@ -127,6 +141,12 @@ class TransformersBackend:
         self.dtype = dtype
         self.batch_size = batch_size
         self.revision = revision
+        self.threads = threads
+        #: The thread count applied at load (None before loading, or with ``threads=0``).
+        self.thread_choice: ThreadChoice | None = None
+        #: Seconds the last load took (tokenizer + weights).
+        self.load_seconds: float | None = None
+        self._gguf_readers: dict[tuple[str, str], Any] = {}  # parsed once for the config and the load
         self._model: Any = None
         self._tokenizer: Any = None
         self._context_length: int | None = None
@@ -159,6 +179,12 @@ class TransformersBackend:
         with self._lock:
             if self._model is not None:
                 return
+            start = time.perf_counter()
+            if self.threads != 0:
+                try:
+                    self.thread_choice = configure_threads(self.threads)
+                except ValueError as exc:  # a bad $SURGE_NUM_THREADS: every request would fail alike
+                    raise LLMConfigurationError(f"{self.spec}: {exc}") from None
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             kwargs: dict[str, Any] = {"trust_remote_code": False}
@@ -179,8 +205,12 @@ class TransformersBackend:
                 model = AutoModelForCausalLM.from_pretrained(self._source, **model_kwargs)
                 return tokenizer, model
 
-            with _shared_gguf_parsing() if self._gguf_file is not None else contextlib.nullcontext():
-                tokenizer, model = load_model(load, self._source, ("the LLM judge",), f"--judge {self.spec.kind}:")
+            gguf = _shared_gguf_parsing(self._gguf_readers) if self._gguf_file is not None else contextlib.nullcontext()
+            try:
+                with gguf:
+                    tokenizer, model = load_model(load, self._source, ("the LLM judge",), f"--judge {self.spec.kind}:")
+            finally:
+                self._gguf_readers.clear()  # ~150 MB for SmolLM2's vocabulary: not needed once loaded
             if gpus <= 1:
                 target = self.device if self.device not in (None, "auto") else ("cuda" if gpus == 1 else "cpu")
                 model = model.to(target)
@@ -189,6 +219,11 @@ class TransformersBackend:
             if tokenizer.pad_token_id is None:
                 tokenizer.pad_token = tokenizer.eos_token
             self._tokenizer, self._model = tokenizer, model
+            self.load_seconds = time.perf_counter() - start
+            choice = self.thread_choice
+            threads = f"{choice.threads} torch thread(s) ({choice.source})" if choice else "torch threads as set"
+            device = model.get_input_embeddings().weight.device  # not self.model: the lock is held
+            logger.info("%s loaded in %.0f s on %s, %s", self.spec, self.load_seconds, device, threads)
 
     @property
     def model(self) -> Any:
@@ -240,7 +275,7 @@ class TransformersBackend:
             kwargs["gguf_file"] = self._gguf_file
         if self.revision:
             kwargs["revision"] = self.revision
-        with _shared_gguf_parsing() if self._gguf_file is not None else contextlib.nullcontext():
+        with _shared_gguf_parsing(self._gguf_readers) if self._gguf_file is not None else contextlib.nullcontext():
             return AutoConfig.from_pretrained(self._source, **kwargs)
 
     # -- generation ---------------------------------------------------------------------------------
