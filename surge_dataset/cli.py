@@ -11,10 +11,9 @@ from typer.core import TyperGroup
 
 from .cli_data import _open_data, data_app
 from .cli_options import data_option
-from .console import console, out_console, quiet_libraries
+from .console import console, out_console, quiet_libraries, user_errors
 from .console import fail as _fail
 from .defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
-from .errors import SurgeError, disk_full_message
 
 
 class SurgeGroup(TyperGroup):
@@ -22,15 +21,8 @@ class SurgeGroup(TyperGroup):
 
     def invoke(self, ctx):  # noqa: ANN001, ANN201 - click's signature
         quiet_libraries()
-        try:
+        with user_errors():
             return super().invoke(ctx)
-        except SurgeError as exc:
-            _fail(str(exc))
-        except OSError as exc:
-            message = disk_full_message(exc)
-            if message is None:
-                raise
-            _fail(message)
 
 
 app = typer.Typer(

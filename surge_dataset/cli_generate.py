@@ -25,7 +25,7 @@ import typer
 from rich.table import Table
 
 from .cli_options import data_option
-from .console import console, out_console
+from .console import console, out_console, reporting_user_errors
 from .console import fail as _fail
 
 _LLM_MEMO: dict[tuple[Any, ...], Any] = {}
@@ -381,7 +381,7 @@ def generate(
 
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-app.command()(generate)
+app.command()(reporting_user_errors(generate))  # `-m surge_dataset.cli_generate`: no `surge` root to catch them
 
 
 def main() -> None:

@@ -7,14 +7,18 @@ as the content needs (up to :data:`PIPE_WIDTH`); ``COLUMNS`` still wins when set
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import os
 import sys
-from typing import NoReturn
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn, TypeVar
 
 from rich.console import Console, ConsoleDimensions
 
-__all__ = ["PIPE_WIDTH", "SurgeConsole", "console", "fail", "make_console", "out_console", "quiet_libraries"]
+__all__ = ["PIPE_WIDTH", "SurgeConsole", "console", "fail", "make_console", "out_console", "quiet_libraries",
+           "reporting_user_errors", "user_errors"]
 
 #: Width off a terminal: wide enough for any table the CLI prints, so none is cut.
 PIPE_WIDTH = 1000
@@ -73,3 +77,34 @@ def quiet_libraries() -> None:
         logger = logging.getLogger(name)
         if logger.level == logging.NOTSET:
             logger.setLevel(logging.ERROR)
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Every :class:`~surge_dataset.errors.SurgeError`, and a full disk, as one line and exit 2 (:func:`fail`)."""
+    from .errors import SurgeError, disk_full_message
+
+    try:
+        yield
+    except SurgeError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        message = disk_full_message(exc)
+        if message is None:
+            raise
+        fail(message)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reporting_user_errors(command: F) -> F:
+    """A command run through :func:`user_errors` (for apps outside the ``surge`` root, e.g. ``-m cli_generate``)."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        quiet_libraries()
+        with user_errors():
+            return command(*args, **kwargs)
+
+    return run  # type: ignore[return-value]

@@ -44,6 +44,11 @@ def _give_default_mode(path: Path, target: Path, *, directory: bool = False) -> 
     os.chmod(path, mode)
 
 
+def temporary_prefix(name: str) -> str:
+    """How the temporary file of :func:`atomic_path` for ``name`` starts (it ends in ``.tmp``)."""
+    return f".{name}."
+
+
 @contextlib.contextmanager
 def naming_errors(target: str | os.PathLike[str]) -> Iterator[None]:
     """Give an ``OSError`` raised while writing ``target`` the path it is about (``write`` and ``fsync``
@@ -62,7 +67,7 @@ def atomic_path(target: str | os.PathLike[str], *, suffix: str = "") -> Iterator
     target = Path(target)
     with naming_errors(target):
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix + ".tmp", dir=target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(target.name), suffix=suffix + ".tmp", dir=target.parent)
         os.close(fd)
     tmp_path = Path(tmp)
     try:
@@ -101,7 +106,7 @@ def atomic_directory(target: str | os.PathLike[str], *, overwrite: bool = False)
     if target.exists() and not overwrite:
         raise FileExistsError(f"{target} already exists; pass --overwrite to replace it")
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=temporary_prefix(target.name), suffix=".tmp", dir=target.parent))
     try:
         yield tmp
         _give_default_mode(tmp, target, directory=True)

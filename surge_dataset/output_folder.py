@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from .errors import OutputFolderError
-from .io import atomic_directory, atomic_write_json
+from .io import atomic_directory, atomic_write_json, temporary_prefix
 
 __all__ = [
     "MARKER",
@@ -111,7 +111,10 @@ def _overlap(out: Path, source: Path) -> str | None:
 
 
 def _visible_entries(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir() if p.name != MARKER)
+    """What ``folder`` holds besides our marker and our own half-written temporary files (``.<name>.*.tmp``,
+    see :func:`~surge_dataset.io.atomic_path`): another process may be writing the marker right now."""
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name != MARKER and not (p.name.startswith(temporary_prefix(MARKER)) and p.name.endswith(".tmp")))
 
 
 def check_output_folder(

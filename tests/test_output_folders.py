@@ -205,3 +205,21 @@ def test_evaluate_on_the_raw_folder_hints_at_a_different_folder(raw_copy, tmp_pa
     result = runner.invoke(app, ["evaluate", "--data", str(raw_copy), "--passages", str(tmp_path), "--metrics", "recall"])
     text = _refused(result, "official JSON files", f"--source {raw_copy} --out {raw_copy}-built")
     assert f"--out {raw_copy} " not in text + " "
+
+
+def test_a_marker_being_written_by_another_process_is_not_someone_elses_file(tmp_path):
+    """Two `surge generate` processes on one --out: the second may look while the first writes its marker."""
+    from surge_dataset.io import atomic_path
+    from surge_dataset.output_folder import check_output_folder
+
+    out = tmp_path / "rag"
+    out.mkdir()
+    with atomic_path(out / MARKER) as tmp:  # the marker's temporary file, mid-write
+        tmp.write_text("{")
+        assert check_output_folder(out, "generated-surveys", adds_to_existing=True) is False
+    (out / MARKER).unlink()
+    (out / f".{MARKER}.k2j4h1.tmp").write_text("{")  # one left by a killed process
+    assert check_output_folder(out, "generated-surveys", adds_to_existing=True) is False
+    (out / ".git").mkdir()  # but a hidden folder of the user's is theirs
+    with pytest.raises(OutputFolderError, match="'.git'"):
+        check_output_folder(out, "generated-surveys", adds_to_existing=True)
