@@ -176,9 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     src, built = workdir / "src", workdir / "built"
     try:
-        wanted = {"n": args.papers, "seed": synthetic_corpus.SEED, "version": synthetic_corpus.GEN_VERSION}
-        meta = src / "gen_meta.json"
-        if meta.exists() and json.loads(meta.read_text()) == wanted and (src / "corpus.json").exists():
+        if synthetic_corpus.is_generated(src, args.papers):
             print(f"reusing the generated data in {src}", flush=True)
         else:
             print(f"generating {args.papers:,} papers in {src} ...", flush=True)

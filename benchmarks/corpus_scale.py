@@ -264,9 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir = workdir.resolve()
     src, built = workdir / "src", workdir / "built"
     try:
-        meta_file = src / "gen_meta.json"
-        wanted = {"n": args.n, "seed": SEED, "version": GEN_VERSION}
-        if meta_file.exists() and json.loads(meta_file.read_text()) == wanted and (src / "corpus.json").exists():
+        if _synthetic.is_generated(src, args.n):
             print(f"reusing the generated data in {src}", flush=True)
         else:
             print(f"generating {args.n:,} papers + {N_SURVEYS} surveys in {src} ...", flush=True)

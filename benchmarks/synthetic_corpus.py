@@ -202,3 +202,10 @@ def generate(src: Path, n: int, seed: int = SEED, chunk: int = 20_000) -> dict[s
     meta = {"n": n, "seed": seed, "version": GEN_VERSION}
     (src / "gen_meta.json").write_text(json.dumps(meta))
     return meta
+
+
+def is_generated(src: Path, n: int, seed: int = SEED) -> bool:
+    """Whether ``src`` already holds this generator's data of ``n`` papers (benchmarks reuse it with --keep)."""
+    meta = src / "gen_meta.json"
+    wanted = {"n": n, "seed": seed, "version": GEN_VERSION}
+    return meta.exists() and json.loads(meta.read_text()) == wanted and (src / "corpus.json").exists()
