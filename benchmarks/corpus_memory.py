@@ -159,10 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--papers", type=int, default=N_REAL, help="corpus papers (default: the real 1,086,992)")
-    parser.add_argument("--workdir", type=Path, help="work folder (default: a temporary folder under /tmp)")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder (generated data is reused)")
-    parser.add_argument("--report", type=Path, help="also write the table as Markdown to this file")
-    parser.add_argument("--_step", choices=sorted(STEPS), help=argparse.SUPPRESS)
+    corpus_scale.add_run_arguments(parser, STEPS)
     args = parser.parse_args(argv)
 
     if args._step:  # internal: one measured step, result as JSON in the work folder

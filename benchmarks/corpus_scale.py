@@ -240,16 +240,21 @@ def _dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def add_run_arguments(parser: argparse.ArgumentParser, steps: dict[str, Any]) -> None:
+    """The options every corpus benchmark takes: where it works, what it keeps, where the table goes."""
+    parser.add_argument("--workdir", type=Path, help="work folder (default: a temporary folder under /tmp)")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder (generated data is reused)")
+    parser.add_argument("--report", type=Path, help="also write the table as Markdown to this file")
+    parser.add_argument("--_step", choices=sorted(steps), help=argparse.SUPPRESS)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--_wrap":  # internal: measurement wrapper without /usr/bin/time
         return _wrap(argv[1], argv[3:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=N_REAL, help="corpus papers (default: the real 1,086,992)")
-    parser.add_argument("--workdir", type=Path, help="work folder (default: a temporary folder under /tmp)")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder (generated data is reused)")
-    parser.add_argument("--report", type=Path, help="also write the table as Markdown to this file")
-    parser.add_argument("--_step", choices=sorted(STEPS), help=argparse.SUPPRESS)
+    add_run_arguments(parser, STEPS)
     args = parser.parse_args(argv)
 
     if args._step:  # internal: one measured step, result as JSON in the work folder
