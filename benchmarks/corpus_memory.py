@@ -190,12 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("parse_whole", "lookup", "lookup_old"):
             res[name] = _run_step(name, workdir)
         same = res["lookup"]["papers"] == res["lookup_old"]["papers"]
-        table = report(args.papers, json_gb, res, same)
-        print()
-        print(table)
-        if args.report:
-            args.report.parent.mkdir(parents=True, exist_ok=True)
-            args.report.write_text(table, encoding="utf-8")
+        corpus_scale.emit_report(report(args.papers, json_gb, res, same), args.report)
         return 0 if same else 1
     finally:
         if not args.keep:

@@ -240,6 +240,15 @@ def _dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def emit_report(table: str, path: Path | None) -> None:
+    """Print a benchmark's Markdown table and, with ``--report``, keep a copy in ``path``."""
+    print()
+    print(table)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(table, encoding="utf-8")
+
+
 def add_run_arguments(parser: argparse.ArgumentParser, steps: dict[str, Any]) -> None:
     """The options every corpus benchmark takes: where it works, what it keeps, where the table goes."""
     parser.add_argument("--workdir", type=Path, help="work folder (default: a temporary folder under /tmp)")
@@ -314,12 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         same = res["ours"].pop("_got") == res["released"].pop("_got")
         ok_all &= same
         checks.append(f"ours and the released way give identical results for all {N_REFS:,} titles — {_mark(same)}")
-        table = report(args.n, res, checks)
-        print()
-        print(table)
-        if args.report:
-            args.report.parent.mkdir(parents=True, exist_ok=True)
-            args.report.write_text(table, encoding="utf-8")
+        emit_report(report(args.n, res, checks), args.report)
         return 0 if ok_all else 1
     finally:
         if not args.keep:

@@ -7,12 +7,10 @@ Each family also keeps the built-in base its callers caught before (``ValueError
 
 from __future__ import annotations
 
-import difflib
 import errno
-from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["OutputFolderError", "SurgeError", "UnknownNameError", "disk_full_message"]
+__all__ = ["OutputFolderError", "SurgeError", "disk_full_message"]
 
 
 class SurgeError(Exception):
@@ -23,21 +21,11 @@ class OutputFolderError(SurgeError, FileExistsError):
     """An ``--out`` folder that must not be written: someone else's files, the input itself, another kind."""
 
 
-class UnknownNameError(SurgeError, KeyError):
-    """An unknown name (metric, model, format, ...), with the closest known one as a hint."""
-
-    def __init__(self, kind: str, name: str, known: Sequence[str]) -> None:
-        close = difflib.get_close_matches(name, list(known), n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(known)}"
-        super().__init__(f"unknown {kind} {name!r} ({hint})")
-
-    __str__ = Exception.__str__  # no KeyError quotes around the message
-
-
-def disk_full_message(exc: OSError, folder: str | Path | None = None) -> str | None:
-    """One line for a full disk or quota (ENOSPC, EDQUOT), naming the folder; ``None`` for other errors."""
+def disk_full_message(exc: OSError) -> str | None:
+    """One line for a full disk or quota (ENOSPC, EDQUOT), naming the folder of the file being written
+    (``io.py`` names it on every write error); ``None`` for other errors."""
     if exc.errno not in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
         return None
-    where = folder if folder is not None else (Path(exc.filename).parent if exc.filename else "the output folder")
+    where = Path(exc.filename).parent if exc.filename else "the output folder"
     return (f"no space left on the device holding {where}: finished work is kept and no file was left "
             "half-written; free some space and rerun the same command, which resumes")
