@@ -38,6 +38,9 @@ def metric_path(name: str) -> str:
     In a checkout the repository's ``metrics/`` folder is used; in an installed wheel the copy shipped
     inside the package (``surge_dataset/_metrics``).
     """
+    from .hub import ALIASES
+
+    name = ALIASES.get(name, name)  # an old name (citation_recall) is its metric's module
     here = Path(__file__).resolve().parent
     for base in (here / "_metrics", here.parent / "metrics"):
         if (base / name / f"{name}.py").is_file():

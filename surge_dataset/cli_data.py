@@ -10,7 +10,7 @@ from rich.table import Table
 
 from .cli_options import data_option
 from .console import console, out_console
-from .console import fail as _fail
+from .vocabulary import parse_ids
 
 data_app = typer.Typer(help="Build, export, download and convert the SurGE datasets.", no_args_is_help=True)
 
@@ -26,23 +26,6 @@ def _warn_to_console() -> None:
     warnings.showwarning = show
 
 
-def _parse_ids(text: str | None) -> list[int] | None:
-    """'0-40' or '1,2,5-7' -> ids."""
-    if text is None:
-        return None
-    ids: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if "-" in part:
-            lo, hi = part.split("-", 1)
-            ids.extend(range(int(lo), int(hi) + 1))
-        else:
-            ids.append(int(part))
-    return ids
-
-
 @data_app.command("build")
 def data_build(
     source: Path = typer.Option(..., "--source", help="Folder with surveys.json, corpus.json, queries.json."),
@@ -52,16 +35,10 @@ def data_build(
 ) -> None:
     """Official JSON files -> Parquet shards per config, dataset card, corpus title index."""
     from .data.build import build_dataset
-    from .data.validate import SurgeDataError
 
     _warn_to_console()
-    try:
-        report = build_dataset(
-            source, out, overwrite=overwrite, test_ids=_parse_ids(test_ids) or [],
-            progress=lambda m: console.print(f"[dim]{m}[/]", highlight=False),
-        )
-    except (SurgeDataError, FileExistsError) as exc:
-        _fail(str(exc))
+    report = build_dataset(source, out, overwrite=overwrite, test_ids=parse_ids(test_ids),
+                           progress=lambda m: console.print(f"[dim]{m}[/]", highlight=False))
     table = Table(title=f"SurGE dataset written to {out}")
     for column in ("config", "split", "rows"):
         table.add_column(column, justify="right" if column == "rows" else "left")
@@ -83,10 +60,7 @@ def data_export(
     """Built dataset -> the official surveys.json / corpus.json / queries.json (lossless)."""
     from .data.export import export_dataset
 
-    try:
-        written = export_dataset(data, out)
-    except FileNotFoundError as exc:
-        _fail(str(exc))
+    written = export_dataset(data, out)
     for config, n in written.items():
         out_console.print(f"{out / (config + '.json')}: {n:,} records")
 
@@ -97,12 +71,9 @@ def data_download(
     no_queries: bool = typer.Option(False, "--no-queries", help="Skip queries.json."),
 ) -> None:
     """Fetch the authors' files from Google Drive (resumable)."""
-    from .data.download import NetworkUnavailableError, download_official
+    from .data.download import download_official
 
-    try:
-        files = download_official(out, include_queries=not no_queries)
-    except NetworkUnavailableError as exc:
-        _fail(str(exc))
+    files = download_official(out, include_queries=not no_queries)
     for file in files:
         out_console.print(str(file))
 
@@ -129,10 +100,7 @@ def data_from_surveygen(
     from .data.surveygen import convert_surveygen_with_signals, write_official_json
 
     _warn_to_console()
-    try:
-        result = convert_surveygen_with_signals(files, first_survey_id=first_survey_id)
-    except ValueError as exc:
-        _fail(str(exc))
+    result = convert_surveygen_with_signals(files, first_survey_id=first_survey_id)
     write_official_json(out, result.surveys, result.corpus, result.queries, signals=result.signals,
                         inputs=[("FILES", f) for f in files])
     out_console.print(
@@ -152,7 +120,7 @@ def data_render(
     from .data.render import render_surveys
 
     dataset = _open_data(data)
-    ids = _parse_ids(survey_ids)
+    ids = parse_ids(survey_ids)  # [] without --survey-ids: all of --split
     surveys = [dataset.survey(i) for i in ids] if ids else dataset.surveys(split)
     for path in render_surveys(surveys, dataset.corpus, out):
         out_console.print(str(path))
@@ -161,7 +129,4 @@ def data_render(
 def _open_data(data: str):
     from .data.dataset import SurgeData
 
-    try:
-        return SurgeData.open(data)
-    except FileNotFoundError as exc:
-        _fail(str(exc))
+    return SurgeData.open(data)  # DatasetNotFoundError, a SurgeError: one line, exit 2 (cli.SurgeGroup)

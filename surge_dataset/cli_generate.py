@@ -9,6 +9,11 @@ what ``accelerate launch`` needs for data parallelism::
 Under ``accelerate launch`` (several processes) the surveys are split with
 ``PartialState().split_between_processes``; each process loads its own model replica on its own GPU
 and writes its surveys (atomically, one folder each) into the same ``--out``.
+
+The command is options -> config -> run -> print: its settings are declared once, with their help and
+checks, in :mod:`surge_dataset.generation.settings` (:class:`GenerationConfig`: what changes the text;
+:class:`GenerationRunOptions`: how the run goes), and :func:`run_with_progress` and :func:`print_report`
+do the work.
 """
 
 from __future__ import annotations
@@ -19,39 +24,18 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 from rich.table import Table
 
-from .cli_options import data_option
+from .cli_options import data_option, settings_options
 from .console import console, out_console, reporting_user_errors
-from .console import fail as _fail
+from .errors import SurgeError
+from .generation.settings import GenerationConfig, GenerationRunOptions
+from .settings import split_keywords
 
 _LLM_MEMO: dict[tuple[Any, ...], Any] = {}
-
-
-
-def _parse_ids(text: str) -> list[int]:
-    """'10,11' or '0-40' or '1,5-7' -> ids."""
-    ids: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        lo, sep, hi = part.partition("-")
-        ids.extend(range(int(lo), int(hi) + 1) if sep else [int(part)])
-    return ids
-
-
-def _parse_options(items: list[str] | None) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--option {item!r}: expected KEY=VALUE")
-        options[key.strip().replace("-", "_")] = value.strip()
-    return options
 
 
 def _distributed_state() -> Any:
@@ -62,6 +46,54 @@ def _distributed_state() -> Any:
     from accelerate import PartialState
 
     return PartialState(cpu=not torch.cuda.is_available())
+
+
+class Process(NamedTuple):
+    """This process's share of a run: all of it, or under ``accelerate launch`` its part of the surveys."""
+
+    state: Any  #: accelerate's PartialState, None in a single process
+    ids: list[int]  #: the surveys this process generates
+    device: str | None  #: its GPU (one model replica per GPU), None for the backend's own choice
+    rank: str  #: "[process i/n] " before each of its lines, "" in a single process
+
+    @property
+    def show_progress(self) -> bool:
+        return self.state is None or self.state.is_local_main_process
+
+
+def this_process(ids: list[int]) -> Process:
+    """Split ``ids`` between the processes of an ``accelerate launch`` (``split_between_processes``)."""
+    state = _distributed_state()
+    if state is None:
+        return Process(None, list(ids), None, "")
+    with state.split_between_processes(ids) as part:
+        mine = list(part)
+    device = f"cuda:{state.local_process_index}" if str(state.device).startswith("cuda") else None
+    return Process(state, mine, device, f"[process {state.process_index}/{state.num_processes}] ")
+
+
+@contextlib.contextmanager
+def plain_errors_as_user_errors(rank: str = "") -> Iterator[None]:
+    """The one place where what the libraries below ``surge generate`` raise as a plain ``ValueError`` or
+    ``FileNotFoundError`` but is the user's to fix (a run of another query type, a folder that is no built
+    dataset) becomes a :class:`SurgeError`: one line and exit 2, as the command always showed them. Under
+    ``accelerate launch`` (``rank``) every error names its process."""
+    try:
+        yield
+    except SurgeError as exc:
+        if not rank:
+            raise
+        raise SurgeError(f"{rank}{exc}") from exc
+    except (ValueError, FileNotFoundError) as exc:
+        raise SurgeError(f"{rank}{exc}") from exc
+
+
+def open_data(data: str) -> Any:
+    """``--data``, opened (a folder that is no built dataset is the user's to fix)."""
+    from .data.dataset import SurgeData
+
+    with plain_errors_as_user_errors():
+        return SurgeData.open(data)
 
 
 class _StageBars:
@@ -213,171 +245,101 @@ def make_generation_llm(spec: str, **kwargs: Any) -> Any:
     return _LLM_MEMO[key]
 
 
-def generate(
-    system: str = typer.Option(..., "--system", help="rag, autosurvey, stepsurvey, surveyforge, qualsg, llm_only, "
-                                                      "guided, any generator an installed package declares in the "
-                                                      "surge.generators entry-point group, or module:Class."),
-    llm: str = typer.Option(..., "--llm", help="openai:<model>, hf:<model id or folder> or gguf:<file>."),
-    out: Path = typer.Option(None, "--out", help="Output folder: <out>/<survey_id>/survey.md + survey.json "
-                                                 "(required unless --dry-run)."),
-    data: str = data_option(),
-    run: Path = typer.Option(None, "--run", help="TREC run of survey-title queries (surge retrieve); needed by "
-                                                 "retrieval-based systems."),
-    split: str = typer.Option("test", "--split", help="test, train or all."),
-    survey_ids: str = typer.Option(None, "--survey-ids", help="Only these surveys, e.g. '10,11' or '0-40'."),
-    top_k: int = typer.Option(100, "--top-k", help="Papers of the run given to the system per survey."),
-    limit: int = typer.Option(None, "--limit", help="Only the first N surveys (after --split/--survey-ids)."),
-    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible server for openai: (vLLM, llama.cpp)."),
-    cache_dir: Path = typer.Option(None, "--cache-dir", help="LLM answer cache (default $SURGE_CACHE or ~/.cache/surge)."),
-    concurrency: int = typer.Option(8, "--concurrency", help="Requests in flight at once per survey (openai:)."),
-    parallel_surveys: int = typer.Option(1, "--parallel-surveys", help="Surveys generated at once (openai: only; "
-                                                                          "up to this x --concurrency requests in flight)."),
-    max_new_tokens: int = typer.Option(1024, "--max-new-tokens", help="Token budget of each LLM answer."),
-    temperature: float = typer.Option(0.0, "--temperature", help="0 = greedy (reproducible)."),
-    batch_size: int = typer.Option(8, "--batch-size", help="Prompts per forward batch (hf:/gguf:)."),
-    dtype: str = typer.Option(None, "--dtype", help="bf16, fp16 or fp32 for hf:/gguf: (default bf16 on GPU, fp32 on CPU)."),
-    threads: int = typer.Option(
-        None, "--threads", help="CPU threads of torch for hf:/gguf: (default: $SURGE_NUM_THREADS, else $OMP_NUM_THREADS, "
-        "else half the usable cores; 0 = leave torch's own choice, one per core, which busy-waits on a loaded machine)."),
-    timeout: float = typer.Option(600.0, "--timeout", help="Seconds per openai: request before it is retried."),
-    context_length: int = typer.Option(
-        None, "--context-length", help="Tokens the model reads at most (prompt + answer); longer prompts get fewer/"
-        "shorter papers. Default: from the model's config (hf:/gguf:), none for openai: (0 = never shorten)."),
-    option: list[str] = typer.Option(None, "--option", "-o", help="System option KEY=VALUE (repeatable), e.g. "
-                                                                  "-o max_sections=6 -o signals=surveygen_signals.json."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Estimate LLM calls and tokens per survey with a stand-in "
-                                                          "LLM; send nothing, write nothing."),
-    price_per_1k: str = typer.Option(None, "--price-per-1k", help="With --dry-run: IN,OUT price per 1,000 tokens."),
-) -> None:
-    """Generate surveys with one system; resumable (finished surveys and cached LLM answers are reused).
+def dry_run_report(dataset: Any, ids: list[int], config: GenerationConfig, options: GenerationRunOptions) -> None:
+    """``--dry-run``: print the calls and tokens each survey would cost (and the price); nothing sent or written."""
+    from .cli_cost import generate_dry_run
 
-    Exit 1 if any survey failed (the others are still written; rerun to retry the failed ones).
-    """
+    with plain_errors_as_user_errors():
+        generate_dry_run(dataset, config.generator, config.llm, ids, run=config.run, top_k=config.top_k,
+                         context_length=config.context_length, per_1k=options.price_per_1k)
+
+
+def _load_llm(config: GenerationConfig, options: GenerationRunOptions, process: Process) -> tuple[Any, dict[str, Any]]:
+    """The LLM (memoised per process, nothing loaded yet) and what each survey.json records of how it ran."""
+    from .llm import redact_url
+
+    threads = options.thread_count(config)  # checked now; applied when the model loads
+    kwargs: dict[str, Any] = {"base_url": options.base_url, "concurrency": options.concurrency,
+                              "timeout": options.timeout, "device": process.device, "dtype": config.dtype,
+                              "batch_size": options.batch_size, "cache_dir": options.cache_dir}
+    if config.local:
+        kwargs["threads"] = options.threads
+    model = make_generation_llm(config.llm, **kwargs)
+    state = process.state
+    info = {"base_url": redact_url(options.base_url), "concurrency": options.concurrency,
+            "batch_size": options.batch_size, "dtype": config.dtype, "device": process.device,
+            "processes": state.num_processes if state is not None else 1,
+            "process_index": state.process_index if state is not None else 0, "threads": threads}
+    return model, info
+
+
+def run_with_progress(dataset: Any, config: GenerationConfig, options: GenerationRunOptions, process: Process) -> Any:
+    """Generate this process's surveys into ``options.out``: a bar per survey in flight (a line per stage off a
+    terminal), each failure and warning printed as it comes. Returns the :class:`~.generation.RunReport`."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .data.dataset import SurgeData
-    from .generation import generate_surveys, get_generator
-    from .llm import BackendSpec, LLMError, redact_url
-    from .models.base import ModelLoadError
+    from .generation import generate_surveys
 
-    try:
-        BackendSpec.parse(llm)
-        generator = get_generator(system, max_new_tokens=max_new_tokens, temperature=temperature,
-                                  **_parse_options(option))
-    except (ValueError, KeyError, ImportError, AttributeError, LLMError) as exc:
-        _fail(str(exc).strip("'\""))
-    if parallel_surveys > 1 and not llm.startswith("openai:"):
-        _fail("--parallel-surveys is for openai: servers; local hf:/gguf: models batch within a survey (use "
-              "accelerate launch for several GPUs)")
-    if generator.inputs == "retrieval":
-        if run is None:
-            _fail(f"--system {system} writes from retrieved papers: give a run with --run (surge retrieve)")
-        if not run.is_file():
-            _fail(f"--run {run}: no such file")
-    try:
-        dataset = SurgeData.open(data)
-    except FileNotFoundError as exc:
-        _fail(str(exc))
-    if split not in ("test", "train", "all"):
-        _fail(f"--split must be test, train or all, not {split!r}")
-    if survey_ids:
-        try:
-            ids = _parse_ids(survey_ids)
-        except ValueError:
-            _fail(f"--survey-ids {survey_ids!r}: expected numbers such as '10,11' or '0-40'")
-        unknown = [i for i in ids if not dataset.has_survey(i)]
-        if unknown:
-            _fail(f"--survey-ids: no survey {', '.join(map(str, unknown))} in {data}")
-    else:
-        ids = [s.survey_id for s in dataset.surveys(None if split == "all" else split)]
-    if limit is not None:
-        ids = ids[: max(0, limit)]
-    if price_per_1k and not dry_run:
-        _fail("--price-per-1k goes with --dry-run (real runs record tokens in each survey.json)")
-    if dry_run:
-        from .cli_cost import generate_dry_run
-        from .llm.usage import parse_price
+    rank, label = process.rank, f"{process.rank}{config.system}"
+    with plain_errors_as_user_errors(rank):
+        model, llm_info = _load_llm(config, options, process)
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=console, transient=True,
+                            disable=not process.show_progress)
+        with (
+            progress,
+            _StageBars(progress, enabled=process.show_progress, prefix=label) as stages,
+            _local_model_messages(lambda line: progress.console.print(line, highlight=False), rank),
+        ):
+            task = progress.add_task(f"[bold]{label}[/] surveys", total=len(process.ids), rate="")
 
-        try:
-            generate_dry_run(dataset, generator, llm, ids, run=run, top_k=top_k, context_length=context_length,
-                             per_1k=parse_price(price_per_1k))
-        except (LLMError, ModelLoadError, ValueError) as exc:
-            _fail(str(exc))
-        return
-    if out is None:
-        _fail("--out is required (a folder for the generated surveys)")
+            def done(survey_id: int, status: str, error: str | None) -> None:
+                stages.finish(survey_id)
+                progress.advance(task)
+                if status == "failed":
+                    progress.console.print(f"[red]{rank}survey {survey_id} failed:[/] {error}", highlight=False)
 
-    state = _distributed_state()
-    device = None
-    mine = ids
-    if state is not None:
-        with state.split_between_processes(ids) as part:
-            mine = list(part)
-        if str(state.device).startswith("cuda"):
-            device = f"cuda:{state.local_process_index}"  # one model replica per GPU
-    rank = f"[process {state.process_index}/{state.num_processes}] " if state is not None else ""
-    show_progress = state is None or state.is_local_main_process
+            def warn(message: str) -> None:
+                progress.console.print(f"[yellow]{rank}warning:[/] {message}", highlight=False)
 
-    local = llm.split(":", 1)[0] in ("hf", "gguf")
-    thread_count = None
-    if local and threads != 0:
-        from .models.threads import resolve_threads
+            return generate_surveys(
+                dataset, config.generator, model, options.out, process.ids, run=config.run, top_k=config.top_k,
+                llm_info=llm_info, parallel_surveys=options.parallel_surveys, on_start=stages.start, on_done=done,
+                on_progress=stages.update, on_warning=warn, context_length=config.context_length)
 
-        try:  # checked now (a bad $SURGE_NUM_THREADS is a usage error); applied when the model loads
-            thread_count = resolve_threads(threads).threads
-        except ValueError as exc:
-            _fail(str(exc))
-    llm_kwargs: dict[str, Any] = {"base_url": base_url, "concurrency": concurrency, "timeout": timeout,
-                                  "device": device, "dtype": dtype, "batch_size": batch_size, "cache_dir": cache_dir}
-    if local:
-        llm_kwargs["threads"] = threads
-    try:
-        model = make_generation_llm(llm, **llm_kwargs)
-    except (LLMError, ValueError) as exc:
-        _fail(str(exc))
-    llm_info = {"base_url": redact_url(base_url), "concurrency": concurrency, "batch_size": batch_size,
-                "dtype": dtype, "device": device, "processes": state.num_processes if state is not None else 1,
-                "process_index": state.process_index if state is not None else 0, "threads": thread_count}
 
-    failures: dict[int, str] = {}
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=console, transient=True,
-                        disable=not show_progress)
-    with (
-        progress,
-        _StageBars(progress, enabled=show_progress, prefix=f"{rank}{system}") as stages,
-        _local_model_messages(lambda line: progress.console.print(line, highlight=False), rank),
-    ):
-        task = progress.add_task(f"[bold]{rank}{system}[/] surveys", total=len(mine), rate="")
-
-        def started(survey_id: int) -> None:
-            stages.start(survey_id)
-
-        def done(survey_id: int, status: str, error: str | None) -> None:
-            stages.finish(survey_id)
-            progress.advance(task)
-            if status == "failed":
-                failures[survey_id] = error or ""
-                progress.console.print(f"[red]{rank}survey {survey_id} failed:[/] {error}", highlight=False)
-
-        def warn(message: str) -> None:
-            progress.console.print(f"[yellow]{rank}warning:[/] {message}", highlight=False)
-
-        try:
-            report = generate_surveys(dataset, generator, model, out, mine, run=run, top_k=top_k, llm_info=llm_info,
-                                      parallel_surveys=parallel_surveys, on_start=started, on_done=done,
-                                      on_progress=stages.update, on_warning=warn, context_length=context_length)
-        except (LLMError, ModelLoadError, ValueError) as exc:
-            _fail(f"{rank}{exc}")
-    table = Table(title=f"{rank}{system} -> {out}")
+def print_report(report: Any, config: GenerationConfig, options: GenerationRunOptions, rank: str = "") -> int:
+    """The run's counts on stdout, how to retry failed surveys on stderr; the exit status (1: a survey failed)."""
+    table = Table(title=f"{rank}{config.system} -> {options.out}")
     for column in ("generated", "skipped (complete)", "failed"):
         table.add_column(column, justify="right")
     table.add_row(str(len(report.generated)), str(len(report.skipped)), str(len(report.failed)))
     out_console.print(table)
-    if report.failed:
-        console.print(f"{rank}{len(report.failed)} survey(s) failed (details in {out / '.failed'}); rerun the same "
-                      "command to retry them: finished surveys and cached LLM answers are reused", highlight=False)
-        raise typer.Exit(1)
+    if not report.failed:
+        return 0
+    console.print(f"{rank}{len(report.failed)} survey(s) failed (details in {Path(options.out) / '.failed'}); rerun "
+                  "the same command to retry them: finished surveys and cached LLM answers are reused", highlight=False)
+    return 1
+
+
+@settings_options(GenerationConfig, GenerationRunOptions, defaults={"system_options": None})
+def generate(data: str = data_option(), **settings: Any) -> None:
+    """Generate surveys with one system; resumable (finished surveys and cached LLM answers are reused).
+
+    Exit 1 if any survey failed (the others are still written; rerun to retry the failed ones).
+    """
+    config_settings, run_settings = split_keywords(settings, GenerationConfig, GenerationRunOptions,
+                                                   where="surge generate")
+    config = GenerationConfig(**config_settings)
+    options = GenerationRunOptions(**run_settings, llm=config.llm)
+    dataset = open_data(data)
+    ids = config.select_surveys(dataset)
+    if options.dry_run:
+        dry_run_report(dataset, ids, config, options)
+        return
+    process = this_process(ids)
+    report = run_with_progress(dataset, config, options, process)
+    raise typer.Exit(print_report(report, config, options, process.rank))
 
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)

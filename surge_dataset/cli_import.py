@@ -13,15 +13,16 @@ from rich.table import Table
 from .cli_options import data_option
 from .console import console, out_console
 from .console import fail as _fail
+from .importers import DEFAULT_THRESHOLD, FORMATS
 
 
 def import_outputs_command(
     source: Path = typer.Argument(..., help="Folder (or file) holding the other system's outputs."),
-    fmt: str = typer.Option(..., "--format", help="autosurvey, storm, llmxmr, surveyforge or markdown."),
+    fmt: str = typer.Option(..., "--format", help=f"The other system's output layout. One of: {', '.join(FORMATS)}."),
     out: Path = typer.Option(..., "--out", help="Folder to write: OUT/<survey_id>/survey.md, ready for `surge evaluate`."),
     data: str = data_option("its ground-truth titles and corpus resolve the references"),
     threshold: float = typer.Option(
-        90.0, "--threshold", help="Fuzzy title match: rapidfuzz fuzz.ratio (0-100) on processed titles, at least this."),
+        DEFAULT_THRESHOLD, "--threshold", help="Fuzzy title match: rapidfuzz fuzz.ratio (0-100) on processed titles, at least this."),
     report: Path = typer.Option(None, "--report", help="Report JSON (default: <OUT>.import_report.json beside OUT)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Write into an --out folder that an earlier `surge import` wrote (never into other files)."),
 ) -> None:
@@ -31,10 +32,10 @@ def import_outputs_command(
     fuzzy match and every reference that did not resolve. Exit status 1 when an input could not be imported.
     """
     from .data.dataset import SurgeData
-    from .importers import FORMATS, import_outputs, report_path
+    from .importers import import_outputs, report_path
+    from .vocabulary import check_choice
 
-    if fmt not in FORMATS:
-        _fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    check_choice("--format", fmt, FORMATS)  # a ChoiceError: one line and exit 2 (cli.py's root)
     try:
         dataset = SurgeData.open(data)
         result = import_outputs(fmt, source, dataset, out, threshold=threshold, report=report, overwrite=overwrite)

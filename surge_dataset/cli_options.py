@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import typing
 from typing import Any
 
 import typer
@@ -17,3 +20,48 @@ def data_option(what: str = "") -> Any:
         help="Built dataset folder or Hub id (org/name)" + (f": {what}" if what else "") + "; default ./surge, "
              "where `surge data build` writes.",
     )
+
+
+def _cli_type(hint: Any) -> Any:
+    """The type typer parses for a setting: ``X | None`` -> X, a ``Literal`` vocabulary -> str (checked by the
+    config's ``__post_init__``, which names the closest word), a list -> its comma-list text."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return str
+    if origin in (list, tuple):
+        return str
+    if args and origin is not None and type(None) in typing.get_args(hint):
+        return _cli_type(args[0])
+    return hint
+
+
+def settings_options(*classes: Any, defaults: dict[str, Any] | None = None, skip: tuple[str, ...] = ()) -> Any:
+    """Give a command one option per exposed setting of ``classes``, read off the declarations.
+
+    The command takes them as ``**settings`` (hand them to :func:`surge_dataset.settings.split_keywords`);
+    its own options (folders, ``--dry-run``) stay ordinary parameters. So a new setting declared in a config
+    reaches the CLI with no edit here or in the command. ``defaults`` overrides a field's default for the CLI
+    (``--metrics all``).
+    """
+    from .settings import declared, option
+
+    chosen = defaults or {}
+
+    def decorate(command: Any) -> Any:
+        signature = inspect.signature(command)
+        own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        added = []
+        for cls in classes:
+            hints = typing.get_type_hints(cls)
+            for f in declared(cls, exposed_only=True):
+                if f.name not in skip:
+                    default = option(cls, f.name, chosen.get(f.name, dataclasses.MISSING))
+                    annotation = f.metadata.get("cli_type") or _cli_type(hints[f.name])
+                    added.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                                   annotation=annotation))
+        command.__signature__ = signature.replace(parameters=[*own, *added])
+        command.__annotations__ = {**typing.get_type_hints(command), **{p.name: p.annotation for p in added}}
+        return command
+
+    return decorate

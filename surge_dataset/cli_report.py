@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 
 from .console import console, out_console
-from .console import fail as _fail
+from .vocabulary import parse_list
 
 
 def report(
@@ -37,18 +37,15 @@ def report(
     ci: bool = typer.Option(True, "--ci/--no-ci", help="Show 95% CIs in the tables."),
 ) -> None:
     """Tables (Markdown/LaTeX/HTML), 95% CIs, paired significance, figures and drill-down from results files."""
-    from .report import ReportError, build_report, classify_inputs, metric_label
     from .report import _fmt as fmt
+    from .report import build_report, classify_inputs, metric_label
 
-    try:
-        evaluated, detected = classify_inputs(results)
-        retrieval_files = [Path(p) for item in retrieval or [] for p in item.split(",") if p.strip()]
-        report_data = build_report(
-            evaluated, out, retrieval=[*detected, *retrieval_files], with_paper=with_paper, metrics=metrics,
-            seed=seed, resamples=resamples, worst=worst, ci=ci,
-        )
-    except ReportError as exc:
-        _fail(str(exc))
+    evaluated, detected = classify_inputs(results)
+    retrieval_files = [Path(p) for item in retrieval or [] for p in parse_list(item)]
+    report_data = build_report(
+        evaluated, out, retrieval=[*detected, *retrieval_files], with_paper=with_paper, metrics=metrics,
+        seed=seed, resamples=resamples, worst=worst, ci=ci,
+    )
     for warning in report_data["warnings"]:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     chosen = report_data["settings"]["metrics"]

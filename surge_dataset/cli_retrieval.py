@@ -8,7 +8,9 @@ Kept out of ``cli.py`` so the retrieval area is one self-contained sub-app; ``cl
     app.command("retrieval-eval")(retrieval_eval)
     data_app.command("export-retrieval")(export_retrieval)
 
-Heavy imports (bm25s, torch, faiss, ranx) happen inside the commands.
+Heavy imports (bm25s, torch, faiss, ranx) happen inside the commands. No command catches an exception: what a
+user can fix (a missing run or index, an unknown split, a bad ``--format``) is a ``SurgeError`` raised where it
+happens, which the ``surge`` root prints as one line with exit 2 (``cli.SurgeGroup``).
 """
 
 from __future__ import annotations
@@ -23,11 +25,9 @@ from rich.table import Table
 
 from .cli_options import data_option
 from .console import console, out_console
-from .console import fail as _fail
+from .vocabulary import check_choice
 
 index_app = typer.Typer(help="Build retrieval indexes over the corpus (BM25, dense + FAISS).", no_args_is_help=True)
-
-
 
 
 def _say(message: str) -> None:
@@ -35,12 +35,10 @@ def _say(message: str) -> None:
 
 
 def _open_data(data: str) -> Any:
+    """The ``--data`` dataset (a missing one is a ``DatasetNotFoundError``: one line, exit 2)."""
     from .data.dataset import SurgeData
 
-    try:
-        return SurgeData.open(data)
-    except FileNotFoundError as exc:
-        _fail(str(exc))
+    return SurgeData.open(data)
 
 
 @index_app.command("bm25")
@@ -56,10 +54,7 @@ def index_bm25(
     from .retrieval.bm25 import build_bm25_index
 
     dataset = _open_data(data)
-    try:
-        manifest = build_bm25_index(dataset, out, k1=k1, b=b, batch_size=batch_size, overwrite=overwrite, progress=_say)
-    except (FileExistsError, ValueError) as exc:
-        _fail(str(exc))
+    manifest = build_bm25_index(dataset, out, k1=k1, b=b, batch_size=batch_size, overwrite=overwrite, progress=_say)
     out_console.print(
         f"{out}: BM25 index of {manifest['n_docs']:,} papers, {manifest['n_terms']:,} terms "
         f"({manifest['build_seconds']:.1f} s)"
@@ -90,10 +85,7 @@ def index_dense(
 
     from .retrieval.dense import FAISS_KINDS, encode_corpus
 
-    if faiss_index not in FAISS_KINDS:
-        _fail(f"--faiss must be one of {', '.join(FAISS_KINDS)}")
-    if not model.exists():
-        _fail(f"--model {model}: no such folder")
+    check_choice("--faiss", faiss_index, FAISS_KINDS)  # --model is checked by encode_corpus
     dataset = _open_data(data)
     main_process = int(os.environ.get("RANK", "0")) == 0  # under accelerate launch, one bar (process 0's share)
     with Progress(TextColumn("[bold]encoding"), BarColumn(), MofNCompleteColumn(), TextColumn("papers"),
@@ -106,15 +98,12 @@ def index_dense(
             elapsed = time.perf_counter() - started
             progress.update(task, completed=done, total=total, speed=f"{done / elapsed:,.0f}/s" if elapsed > 0 else "")
 
-        try:
-            report = encode_corpus(
-                model, dataset, out, batch_size=batch_size, shard_size=shard_size, max_length=max_length,
-                fp16=fp16, faiss_index=faiss_index, nlist=nlist, nprobe=nprobe, hnsw_m=hnsw_m,
-                ef_search=ef_search, overwrite=overwrite, progress=lambda m: progress.console.print(
-                    f"[dim]{m}[/]", highlight=False), on_papers=on_papers,
-            )
-        except (FileExistsError, FileNotFoundError, ValueError) as exc:
-            _fail(str(exc))
+        report = encode_corpus(
+            model, dataset, out, batch_size=batch_size, shard_size=shard_size, max_length=max_length,
+            fp16=fp16, faiss_index=faiss_index, nlist=nlist, nprobe=nprobe, hnsw_m=hnsw_m,
+            ef_search=ef_search, overwrite=overwrite, progress=lambda m: progress.console.print(
+                f"[dim]{m}[/]", highlight=False), on_papers=on_papers,
+        )
     manifest = report.manifest
     line = (
         f"{out}: dense index ({manifest['faiss']}) of {manifest['n_docs']:,} papers, dim {manifest['dim']}; "
@@ -157,32 +146,20 @@ def retrieve(
     """Retrieve the top-k papers for each query of a split and write a TREC run."""
     from .filters import SurveyFilter
     from .retrieval.common import read_manifest
-    from .retrieval.registry import index_kinds
     from .retrieval.runs import QUERY_TYPES, run_retrieval
 
-    if query_type not in QUERY_TYPES:
-        _fail(f"--query-type must be one of {', '.join(QUERY_TYPES)}")
-    try:
-        kind = read_manifest(index).get("kind")
-    except FileNotFoundError as exc:
-        _fail(str(exc))
-    if kind not in index_kinds():
-        _fail(f"{index}: unknown index kind {kind!r} (known: {', '.join(index_kinds())}; see `surge index list`)")
-    dataset = _open_data(data)
+    check_choice("--query-type", query_type, QUERY_TYPES)
+    survey_filter = SurveyFilter(min_cites, exclude_empty)
+    read_manifest(index)  # no index there: fail before the dataset is read (an unknown kind fails in open_index)
     # every kind is offered the same options; open_index passes each searcher those it takes
     kwargs: dict[str, Any] = {"batch_size": batch_size}
     if model is not None:
         kwargs["model"] = str(model)
-    try:
-        meta = run_retrieval(
-            index, dataset, out, split=queries, query_type=query_type, k=k, date_cutoff=date_cutoff,
-            survey_filter=SurveyFilter(min_cites, exclude_empty), **kwargs
-        )
-    except (KeyError, ValueError, FileNotFoundError) as exc:
-        _fail(str(exc))
+    meta = run_retrieval(index, _open_data(data), out, split=queries, query_type=query_type, k=k,
+                         date_cutoff=date_cutoff, survey_filter=survey_filter, **kwargs)
     out_console.print(
         f"{out}: {meta['n_queries']} queries ({query_type}, split {queries}), top {k} from {index} "
-        f"({kind}{', date cutoff' if date_cutoff else ''}) in {meta['seconds']:.1f} s"
+        f"({meta['index_kind']}{', date cutoff' if date_cutoff else ''}) in {meta['seconds']:.1f} s"
     )
 
 
@@ -203,23 +180,19 @@ def retrieval_eval(
     """Recall@20/30/100/200/500/1000 (Table 3), nDCG@10 and MRR of a run (ranx's definitions)."""
     from .filters import SurveyFilter, filter_qrels
     from .io import atomic_write_json
-    from .retrieval.evaluation import METRICS, TABLE3, evaluate_run
+    from .retrieval.evaluation import ENGINES, METRICS, TABLE3, evaluate_run
     from .retrieval.runs import QUERY_TYPES, load_qrels, read_run_metadata, read_trec_qrels, read_trec_run
 
-    if not run.is_file():
-        _fail(f"--run {run}: no such file")
+    check_choice("--engine", engine, ENGINES)
+    ranked = read_trec_run(run)  # a missing or malformed --run fails first
     meta = read_run_metadata(run)
     kind = query_type or meta.get("query_type") or "titles"
-    if kind not in QUERY_TYPES:
-        _fail(f"--query-type must be one of {', '.join(QUERY_TYPES)}")
+    check_choice("--query-type", kind, QUERY_TYPES)
     if Path(qrels).is_file():
         judgements = read_trec_qrels(qrels)
         source = qrels
     else:
-        try:
-            judgements = load_qrels(_open_data(data), qrels, kind)
-        except KeyError as exc:
-            _fail(str(exc))
+        judgements = load_qrels(_open_data(data), qrels, kind)  # an unknown split names the dataset's splits
         source = f"split {qrels} ({kind})"
     run_filter = SurveyFilter.from_dict(meta.get("filters"))
     survey_filter = SurveyFilter(run_filter.min_cites if min_cites is None else min_cites,
@@ -227,10 +200,7 @@ def retrieval_eval(
     if survey_filter.active:
         judgements = filter_qrels(judgements, _open_data(data), kind, survey_filter)
         source += f" filtered {survey_filter.as_dict()}"
-    try:
-        result = evaluate_run(read_trec_run(run), judgements, engine=engine)
-    except ValueError as exc:
-        _fail(str(exc))
+    result = evaluate_run(ranked, judgements, engine=engine)
     table = Table(title=f"{run} vs {source}: {len(result['per_query'])} queries")
     table.add_column("run")
     for metric in METRICS:
@@ -257,13 +227,11 @@ def export_retrieval(
     """Export corpus / queries / qrels in BEIR's or MTEB's layout, to run the benchmark inside them."""
     from .retrieval.export import FORMATS
     from .retrieval.export import export_retrieval as export
+    from .retrieval.runs import QUERY_TYPES
 
-    if fmt not in FORMATS:
-        _fail(f"--format must be one of {', '.join(FORMATS)}")
-    try:
-        counts = export(_open_data(data), out, fmt=fmt, split=split, query_type=query_type, overwrite=overwrite)
-    except (FileExistsError, ValueError, KeyError) as exc:
-        _fail(str(exc))
+    check_choice("--format", fmt, FORMATS)
+    check_choice("--query-type", query_type, QUERY_TYPES)
+    counts = export(_open_data(data), out, fmt=fmt, split=split, query_type=query_type, overwrite=overwrite)
     out_console.print(
         f"{out} ({fmt}): {counts['corpus']:,} papers, {counts['queries']:,} queries, {counts['qrels']:,} qrels"
     )

@@ -10,11 +10,21 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-__all__ = ["OutputFolderError", "SurgeError", "disk_full_message"]
+__all__ = ["InputFileError", "OutputFolderError", "SettingError", "SurgeError", "disk_full_message"]
 
 
 class SurgeError(Exception):
     """Something the user can fix: the CLI prints the message alone and exits 2."""
+
+
+class SettingError(SurgeError, ValueError):
+    """A setting with a value it cannot take, or settings that do not go together (``--judge-weighted`` with a
+    server judge): raised by the configs' ``__post_init__``, the one place settings are checked."""
+
+
+class InputFileError(SurgeError, ValueError):
+    """An input file that cannot be read as what the command expects (missing, not JSON, a field of the
+    wrong type): the message names the file and the problem."""
 
 
 class OutputFolderError(SurgeError, FileExistsError):

@@ -22,30 +22,13 @@ import datasets
 import evaluate
 
 from .evaluation import compute, get_metric
+from .evaluation.compute import inputs_description
 from .metadata import CODEBASE_URL, PAPER_URL, SURGE_BIBTEX
 
 __all__ = ["INPUTS_DESCRIPTION", "SurgeMetricModule"]
 
-INPUTS_DESCRIPTION = """
-Args:
-    predictions (list of str): generated surveys as Markdown (``#`` headings, ``[n]`` citations, a
-        ``[n] <title>`` reference list): the files ``surge evaluate`` reads.
-    references (list of int or str): the ground truth of each prediction: its ``survey_id`` (with
-        ``data=``) or its ``surveys.json`` record as JSON text.
-    data (str): a built SurGE dataset folder or Hub id; needed for survey ids and for the metrics that
-        resolve reference titles against the corpus (recall, citation_accuracy, citation_prf, alce).
-    protocol (str): "official" (default: the released evaluator's reading) or "paper".
-    aggregate (str): "released" (default under official: undefined values count 0) or "defined".
-    nli_model, embedding_model, ner_model (str): model names or local folders (defaults: the paper's).
-    judge (str): an LLM judge for the judged metrics: "openai:<model>", "hf:<model>" or "gguf:<file>";
-        base_url, judge_concurrency, judge_timeout, judge_max_tries, judge_weighted, judge_batch_size,
-        judge_repeats (K draws per question: mean and <key>_std), judge_temperature.
-    alce_backend (str): "nli" or "judge"; device, dtype, batch_size, cache_dir: how models run.
-    Unknown keyword arguments are an error.
-Returns:
-    one mean per result key of the metric (over the surveys, under ``aggregate``), and per_survey
-    (one dict of values per prediction), counts, diagnostics (one list per prediction), average_counts.
-"""
+#: Every module's inputs description, read off the settings declarations.
+INPUTS_DESCRIPTION = inputs_description()
 
 
 class SurgeMetricModule(evaluate.Metric):

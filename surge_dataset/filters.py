@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .errors import SettingError
 from .records import CONTENT_MIN_CHARS, Survey, gt_content_sections
 
 __all__ = ["GT_CONTENT_MIN_CHARS", "SurveyFilter", "filter_qrels", "split_entries"]
@@ -35,7 +36,7 @@ class SurveyFilter:
 
     def __post_init__(self) -> None:
         if self.min_cites < 0:
-            raise ValueError(f"min_cites must be >= 0, got {self.min_cites}")
+            raise SettingError(f"--min-cites must be 0 or more, not {self.min_cites}")
 
     @property
     def active(self) -> bool:

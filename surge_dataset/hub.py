@@ -24,8 +24,17 @@ DEFAULT_MODELS: dict[str, str] = {
 }
 
 
+#: Old module names -> the metric they load: ``surge metrics install`` also installs each old name, so
+#: ``evaluate.load("surge/citation_recall")`` keeps loading the ``recall`` module (folder = metric name now).
+ALIASES: dict[str, str] = {"citation_recall": "recall"}
+
+
 def metric_folders() -> dict[str, Path]:
-    """Every metric module folder this installation ships (checkout's metrics/ or the packaged copy)."""
+    """Every metric module folder this installation ships (checkout's metrics/ or the packaged copy).
+
+    A folder ``<name>/`` holds ``<name>.py``, the module of the registered metric ``<name>``: folder,
+    file, ``evaluate.load("surge/<name>")`` and ``surge evaluate --metrics <name>`` share one name.
+    """
     from . import metric_path
 
     found = {}
@@ -37,13 +46,8 @@ def metric_folders() -> dict[str, Path]:
 
 
 def module_folders_by_metric() -> dict[str, Path]:
-    """Registered metric name -> its ``evaluate`` module folder, read off each module's ``metric_name``."""
-    found = {}
-    for folder in metric_folders().values():
-        match = re.search(r'metric_name = "(\w+)"', (folder / f"{folder.name}.py").read_text(encoding="utf-8"))
-        if match:
-            found[match.group(1)] = folder
-    return found
+    """Registered metric name -> its ``evaluate`` module folder (the folder of the same name)."""
+    return metric_folders()
 
 
 def space_requirements(folder: Path, requirement: str) -> str:
@@ -66,6 +70,22 @@ def space_requirements(folder: Path, requirement: str) -> str:
     return "\n".join(dict.fromkeys(lines)) + "\n"
 
 
+#: The span of a card that :func:`render_card` fills with the inputs text read off the settings declarations.
+CARD_INPUTS = re.compile(r"<!-- surge:inputs -->\n.*?<!-- /surge:inputs -->\n", re.S)
+
+
+def render_card(folder: Path) -> str:
+    """The module's README as installed and published: the ``surge:inputs`` span replaced by the current
+    inputs description (:func:`~surge_dataset.evaluation.compute.inputs_description`), so no card keeps a
+    copy of the settings by hand."""
+    from .evaluation.compute import inputs_description
+
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    if not CARD_INPUTS.search(text):
+        raise ValueError(f"{folder / 'README.md'}: no <!-- surge:inputs --> span for the inputs description")
+    return CARD_INPUTS.sub(lambda _: f"```{inputs_description()}```\n", text, count=1)
+
+
 def space_app(folder: Path, repo_id: str) -> str:
     """The Space's ``app.py``, loading the module from the Space it is pushed to (not ``surge/<name>``)."""
     return (folder / "app.py").read_text(encoding="utf-8").replace(f'"surge/{folder.name}"', f'"{repo_id}"')
@@ -77,17 +97,23 @@ def push_metrics(
     """Create/update one Gradio Space per metric so ``evaluate.load(f"{namespace}/<name>")`` works.
 
     Each Space gets the module folder and a ``requirements.txt`` from :func:`space_requirements`.
+    By default one Space per metric; an old name of :data:`ALIASES` is pushed only when ``names``
+    lists it (to refresh a Space published under it): its Space holds the module as ``<old name>.py``.
     """
     from huggingface_hub import HfApi
 
     api = HfApi()
     urls = []
-    for name, folder in _chosen_folders(names).items():
+    for name, folder in _chosen_folders(names, aliases=False).items():
         requirements = space_requirements(folder, requirement).encode("utf-8")
         repo_id = f"{namespace}/{name}"
         api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
         api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="space",
-                          ignore_patterns=["requirements.txt", "app.py"])
+                          ignore_patterns=["requirements.txt", "app.py", "README.md", f"{folder.name}.py"])
+        api.upload_file(path_or_fileobj=render_card(folder).encode("utf-8"), path_in_repo="README.md",
+                        repo_id=repo_id, repo_type="space")
+        api.upload_file(path_or_fileobj=(folder / f"{folder.name}.py").read_bytes(), path_in_repo=f"{name}.py",
+                        repo_id=repo_id, repo_type="space")
         api.upload_file(path_or_fileobj=requirements, path_in_repo="requirements.txt", repo_id=repo_id,
                         repo_type="space")
         api.upload_file(path_or_fileobj=space_app(folder, repo_id).encode("utf-8"), path_in_repo="app.py",
@@ -129,9 +155,10 @@ def install_metrics(
     ``<modules cache>/evaluate_modules/metrics/surge--shr/<64-hex hash>/shr.py``, which is the layout
     written here (with the ``__init__.py`` files that make it importable). The hash is the SHA-256 of the
     module's code, so reinstalling changed code adds a newer copy; stale copies of ours are removed.
-    Returns name -> installed file.
+    The old names of :data:`ALIASES` are installed too (by default, or when ``names`` lists them), as
+    copies of their metric's module. Returns name -> installed file.
     """
-    folders = _chosen_folders(names)
+    folders = _chosen_folders(names, aliases=True)
     root = Path(modules_cache).expanduser() if modules_cache is not None else evaluate_modules_cache()
     package = root / "evaluate_modules"
     metrics = package / "metrics"
@@ -140,7 +167,7 @@ def install_metrics(
         (folder / "__init__.py").touch(exist_ok=True)
     installed: dict[str, Path] = {}
     for name, source in folders.items():
-        code = (source / f"{name}.py").read_bytes()
+        code = (source / f"{source.name}.py").read_bytes()  # an old name gets its metric's module
         digest = hashlib.sha256(code).hexdigest()
         home = metrics / f"{namespace}--{name}"
         home.mkdir(exist_ok=True)
@@ -153,25 +180,31 @@ def install_metrics(
         (target / "__init__.py").touch(exist_ok=True)
         module = target / f"{name}.py"
         module.write_bytes(code)  # rewritten even when present: the newest mtime is the copy evaluate picks
-        for extra in ("README.md", "requirements.txt"):
-            if (source / extra).is_file():
-                shutil.copyfile(source / extra, target / extra)
+        (target / "README.md").write_text(render_card(source), encoding="utf-8")
+        if (source / "requirements.txt").is_file():
+            shutil.copyfile(source / "requirements.txt", target / "requirements.txt")
         write_marker(target, "metric-module", "surge metrics install")
         (target / f"{name}.json").write_text(
-            json.dumps({"original file path": str(source / f"{name}.py"), "local file path": str(module)}),
+            json.dumps({"original file path": str(source / f"{source.name}.py"), "local file path": str(module)}),
             encoding="utf-8",
         )
         installed[name] = module
     return installed
 
 
-def _chosen_folders(names: list[str] | None) -> dict[str, Path]:
-    """The metric folders to install or push; an unknown name is an error before anything is written."""
+def _chosen_folders(names: list[str] | None, *, aliases: bool) -> dict[str, Path]:
+    """Module name -> the folder of its code, for install or push: ``names`` (metric names or old names of
+    :data:`ALIASES`), else every metric, and with ``aliases`` every old name too. An unknown name is an
+    error before anything is written."""
     folders = metric_folders()
-    unknown = sorted(set(names or ()) - set(folders))
+    old = {alias: folders[target] for alias, target in ALIASES.items() if target in folders}
+    unknown = sorted(set(names or ()) - set(folders) - set(old))
     if unknown:
-        raise FileNotFoundError(f"no SurGE metric named {', '.join(unknown)}; known: {', '.join(folders)}")
-    return {name: path for name, path in folders.items() if not names or name in names}
+        renamed = "".join(f"; {alias} is now {ALIASES[alias]}" for alias in old)
+        raise FileNotFoundError(f"no SurGE metric named {', '.join(unknown)}; known: {', '.join(folders)}{renamed}")
+    if names:
+        return {name: path for name, path in {**folders, **old}.items() if name in names}
+    return {**folders, **old} if aliases else folders
 
 
 #: ``surge models path`` names -> (distribution, file or folder inside it): small models the dev extras ship.

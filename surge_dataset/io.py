@@ -62,6 +62,22 @@ def naming_errors(target: str | os.PathLike[str]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def reading_input(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Reading a user's input file: a missing file, a folder, broken JSON or non-UTF-8 bytes become one
+    :class:`~surge_dataset.errors.InputFileError` that names the file (one line, exit 2 in the CLI)."""
+    from .errors import InputFileError
+
+    try:
+        yield
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise InputFileError(f"{path}: {exc.strerror or exc}") from None
+
+
+@contextlib.contextmanager
 def atomic_path(target: str | os.PathLike[str], *, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path beside ``target``; rename it over ``target`` only if the block succeeds."""
     target = Path(target)
@@ -104,7 +120,9 @@ def atomic_directory(target: str | os.PathLike[str], *, overwrite: bool = False)
     """
     target = Path(target)
     if target.exists() and not overwrite:
-        raise FileExistsError(f"{target} already exists; pass --overwrite to replace it")
+        from .errors import OutputFolderError
+
+        raise OutputFolderError(f"{target} already exists; pass --overwrite to replace it")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=temporary_prefix(target.name), suffix=".tmp", dir=target.parent))
     try:

@@ -31,6 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from .errors import InputFileError
+from .io import reading_input
+
 __all__ = ["GT_SYSTEM", "load_results", "meta_evaluate", "read_human_rankings"]
 
 GT_SYSTEM = "GT"
@@ -43,22 +46,22 @@ SystemScores = dict[str, dict[int, dict[str, float]]]  # system -> survey id -> 
 def read_human_rankings(path: str | Path) -> Rankings:
     """The CSV described in the module docstring -> {survey_id: {system: rank}}."""
     rankings: Rankings = {}
-    with open(path, newline="", encoding="utf-8-sig") as handle:
+    with reading_input(path), open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         needed = {"survey_id", "system", "rank"}
         if reader.fieldnames is None or not needed <= {f.strip() for f in reader.fieldnames}:
-            raise ValueError(f"{path}: the header must name the columns survey_id, system, rank (got {reader.fieldnames})")
+            raise InputFileError(f"{path}: the header must name the columns survey_id, system, rank (got {reader.fieldnames})")
         for line, row in enumerate(reader, start=2):
             row = {k.strip(): (v or "").strip() for k, v in row.items() if k}
             try:
                 survey_id, rank = int(row["survey_id"]), float(row["rank"])
             except ValueError:
-                raise ValueError(f"{path}:{line}: survey_id must be an integer and rank a number, got {row}") from None
+                raise InputFileError(f"{path}:{line}: survey_id must be an integer and rank a number, got {row}") from None
             system = row["system"]
             if not system:
-                raise ValueError(f"{path}:{line}: empty system name")
+                raise InputFileError(f"{path}:{line}: empty system name")
             if system in rankings.setdefault(survey_id, {}):
-                raise ValueError(f"{path}:{line}: survey {survey_id} ranks system {system!r} twice")
+                raise InputFileError(f"{path}:{line}: survey {survey_id} ranks system {system!r} twice")
             rankings[survey_id][system] = rank
     return rankings
 
@@ -77,10 +80,11 @@ def load_results(specs: Iterable[str | Path]) -> SystemScores:
     for spec in specs:
         name, path = _system_and_path(spec)
         if name in systems:
-            raise ValueError(f"two results files for system {name!r}; name them NAME=PATH")
-        data = json.loads(path.read_text(encoding="utf-8"))
+            raise InputFileError(f"two results files for system {name!r}; name them NAME=PATH")
+        with reading_input(path):
+            data = json.loads(path.read_text(encoding="utf-8"))
         if "surveys" not in data:
-            raise ValueError(f"{path}: not a `surge evaluate` results file (no 'surveys')")
+            raise InputFileError(f"{path}: not a `surge evaluate` results file (no 'surveys')")
         systems[name] = {
             int(survey_id): {k: float(v) for k, v in record.items()
                              if k not in _NON_METRIC_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool)

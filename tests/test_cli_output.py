@@ -15,6 +15,7 @@ import typer
 from rich.table import Table
 from typer.testing import CliRunner
 
+from surge_dataset.cli import SurgeGroup
 from surge_dataset.cli_report import report as report_command
 from surge_dataset.console import PIPE_WIDTH, make_console
 from surge_dataset.retrieval.evaluation import METRICS, evaluate_run
@@ -54,8 +55,10 @@ def test_columns_still_wins(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _report_app() -> typer.Typer:
-    app = typer.Typer()
-    app.command()(report_command)
+    """`surge report` alone, under the root command that turns a SurgeError into one line and exit 2."""
+    app = typer.Typer(cls=SurgeGroup)
+    app.command("report")(report_command)
+    app.command("noop")(lambda: None)  # two commands: a group, so the root's error handling applies
     return app
 
 
@@ -63,10 +66,10 @@ def test_report_with_paper_prints_the_published_rows(tmp_path: Path) -> None:
     results = write_results(tmp_path / "mine.json", {"recall": [0.5, 0.7, 0.6], "bleu": [10.0, 12.0, 11.0]})
     args = [str(results), "--metrics", "recall,bleu", "--resamples", "200"]
     runner = CliRunner()
-    plain = runner.invoke(_report_app(), [*args, "--out", str(tmp_path / "a")])
+    plain = runner.invoke(_report_app(), ["report", *args, "--out", str(tmp_path / "a")])
     assert plain.exit_code == 0, plain.output
     assert "RAG-Qwen" not in plain.output
-    paper = runner.invoke(_report_app(), [*args, "--out", str(tmp_path / "b"), "--with-paper"])
+    paper = runner.invoke(_report_app(), ["report", *args, "--out", str(tmp_path / "b"), "--with-paper"])
     assert paper.exit_code == 0, paper.output
     row = next(line for line in paper.output.splitlines() if "StepSurvey †" in line)
     assert "0.0630" in row and "12.02" in row  # Table 4's recall and BLEU, as in table.md

@@ -15,6 +15,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from surge_dataset.registries import Provider
 from surge_dataset.retrieval import (
     Hit,
     available_index_kinds,
@@ -103,22 +104,25 @@ def test_decorator_string_targets_and_unknown_kinds(tmp_path: Path) -> None:
         register_index("bm25", ToyIndex)  # built-ins are not replaced by accident
 
 
-def test_entry_point_kinds_are_found_and_builtins_are_declared_in_pyproject(
+def test_entry_point_kinds_are_found_and_builtins_are_declared_once_in_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(registry, "_ENTRY_POINTS", {"toy-plugin": f"{__name__}:ToyIndex"})
+    plugin = Provider(f"{__name__}:ToyIndex", "package 'toy'")
+    monkeypatch.setattr(registry, "_ENTRY_POINTS", {"toy-plugin": [plugin]})
     assert index_kinds()["toy-plugin"] == f"{__name__}:ToyIndex"
     assert isinstance(open_index(_toy_folder(tmp_path / "p", "toy-plugin")), ToyIndex)
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
-    declared = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["surge.indexes"]
-    assert declared == registry.BUILTIN_INDEXES
+    entry_points = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"].get("entry-points", {})
+    assert "surge.indexes" not in entry_points  # BUILTIN_INDEXES is the one list of the built-in kinds
+    assert set(registry.BUILTIN_INDEXES) == {"bm25", "dense"}
 
 
 def test_cli_lists_the_kind_and_retrieves_with_it(toy_kind: str, sample_dataset: Path, tmp_path: Path) -> None:
+    from surge_dataset.cli import SurgeGroup
     from surge_dataset.cli_retrieval import index_app
     from surge_dataset.cli_retrieval import retrieve as retrieve_cmd
 
-    app = typer.Typer()
+    app = typer.Typer(cls=SurgeGroup)  # the root that turns a SurgeError into one line and exit 2
     app.add_typer(index_app, name="index")
     app.command("retrieve")(retrieve_cmd)
     runner = CliRunner()

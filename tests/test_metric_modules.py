@@ -27,12 +27,19 @@ def _card_example(name: str) -> str:
     return match.group(1)
 
 
-def test_every_registered_metric_has_a_module_and_back():
-    declared = {}
+def test_every_registered_metric_has_a_module_of_its_name_and_back():
+    """One name everywhere: folder = module file = ``evaluate.load("surge/<name>")`` = registered metric."""
+    from surge_dataset.hub import ALIASES, module_folders_by_metric
+
     for name in MODULES:
         source = (REPO_ROOT / "metrics" / name / f"{name}.py").read_text()
-        declared[name] = re.search(r'metric_name = "(\w+)"', source).group(1)
-    assert sorted(declared.values()) == sorted(registry())
+        assert re.findall(r'metric_name = "(\w+)"', source) == [name]
+        assert f'evaluate.load("surge/{name}")' in (REPO_ROOT / "metrics" / name / "app.py").read_text()
+    assert sorted(MODULES) == sorted(registry())
+    assert {name: folder.name for name, folder in module_folders_by_metric().items()} == {n: n for n in MODULES}
+    # an old module name stays loadable (surge metrics install copies it): it names a metric, never a folder
+    assert all(target in registry() and alias not in registry() and alias not in MODULES
+               for alias, target in ALIASES.items())
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -103,9 +110,15 @@ def test_wheel_ships_the_metric_folders(tmp_path):
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_card_inputs_block_is_the_modules_own_description(name):
-    """The cards quote evaluate_module.INPUTS_DESCRIPTION verbatim: a new keyword shows up in every card."""
+def test_card_inputs_are_rendered_from_the_settings_not_copied(name):
+    """The repository card keeps no copy of the inputs (a new setting would leave 14 cards stale); the card
+    installed and published is rendered with evaluate_module.INPUTS_DESCRIPTION verbatim."""
     from surge_dataset.evaluate_module import INPUTS_DESCRIPTION
+    from surge_dataset.hub import render_card
 
-    card = (REPO_ROOT / "metrics" / name / "README.md").read_text(encoding="utf-8")
-    assert "```" + INPUTS_DESCRIPTION + "```" in card
+    folder = REPO_ROOT / "metrics" / name
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    assert card.count("<!-- surge:inputs -->") == 1 and "Args:" not in card
+    rendered = render_card(folder)
+    assert "```" + INPUTS_DESCRIPTION + "```" in rendered and "surge:inputs" not in rendered
+    assert rendered.replace("```" + INPUTS_DESCRIPTION + "```", "") .count("### Output values") == 1

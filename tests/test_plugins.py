@@ -133,8 +133,10 @@ def test_entry_points_are_checked_and_the_decorator_wins(monkeypatch: pytest.Mon
         get_generator("wrong")
     with pytest.raises(ImportError):
         get_generator("missing")
-    with pytest.raises(KeyError, match="no generator named 'nope'; known: declared, misnamed, missing, wrong"):
+    with pytest.raises(KeyError, match=r"unknown generator 'nope' \(known: declared, misnamed, missing, wrong\)"):
         get_generator("nope")
+    with pytest.raises(KeyError, match=r"unknown generator 'declard' \(closest: 'declared'\)"):
+        get_generator("declard")
 
     @register_generator
     class Local(Declared):

@@ -14,6 +14,7 @@ import typer
 from typer.testing import CliRunner
 
 import surge_dataset
+from surge_dataset.cli import app as surge_app
 from surge_dataset.cli_report import report as report_command
 from surge_dataset.report import (
     PAPER_TABLE4,
@@ -146,9 +147,7 @@ def test_mismatched_survey_sets_are_refused(tmp_path: Path) -> None:
     assert "only in 'alpha': 2" in message and "only in 'beta': 7" in message
     assert not out.exists()  # refused before writing anything
 
-    app = typer.Typer()
-    app.command()(report_command)
-    result = CliRunner().invoke(app, [str(a), str(b), "--out", str(out)])
+    result = CliRunner().invoke(surge_app, ["report", str(a), str(b), "--out", str(out)])
     assert result.exit_code == 2
     assert "different survey sets" in result.output and "beta" in result.output
 

@@ -1,8 +1,11 @@
-"""training/train_retriever.py: configuration, loss, sampling, and a 2-process CPU run under accelerate launch."""
+"""training/train_retriever.py: configuration, loss, sampling, and a 2-process CPU run under accelerate launch.
+
+The settings, loss and sampling are package code (``surge_dataset.retrieval.train_config`` / ``.training`` /
+``.training_run``); the script keeps the loop, run here as users run it."""
 
 from __future__ import annotations
 
-import importlib.util
+import dataclasses
 import json
 import os
 import re
@@ -10,27 +13,28 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
 
 from surge_dataset.data.build import build_dataset
 from surge_dataset.data.dataset import SurgeData
+from surge_dataset.errors import SurgeError
+from surge_dataset.retrieval.train_config import TrainConfig, load_config
+from surge_dataset.retrieval.training import (
+    build_queries,
+    contrastive_loss,
+    draw_negatives,
+    epoch_batches,
+    split_surveys,
+)
+from surge_dataset.retrieval.training_run import resolve_mixed_precision
+from surge_dataset.vocabulary import ChoiceError
 
 from .conftest import REPO_ROOT, SAMPLE_DIR
 
 SCRIPT = REPO_ROOT / "training" / "train_retriever.py"
 PAPER_CONFIG = REPO_ROOT / "training" / "configs" / "paper.yaml"
-
-
-@pytest.fixture(scope="module")
-def trainer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("train_retriever", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_retriever"] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -45,20 +49,20 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> SurgeData:
 # --------------------------------------------------------------------------------------------------
 
 
-def test_paper_config_is_the_papers_recipe(trainer: ModuleType) -> None:
-    config = trainer.load_config(["--config", str(PAPER_CONFIG)])
+def test_paper_config_is_the_papers_recipe() -> None:
+    config = load_config(["--config", str(PAPER_CONFIG)])
     assert config.model == "roberta-base" and config.lr == 5e-6 and config.epochs == 10
     assert config.mixed_precision == "auto" and config.in_batch_negatives is False
     assert config.train_on == ["titles", "questions"]
 
 
-def test_every_yaml_key_is_a_flag_and_flags_win(trainer: ModuleType, tmp_path: Path) -> None:
+def test_every_yaml_key_is_a_flag_and_flags_win(tmp_path: Path) -> None:
     import yaml
 
     keys = set(yaml.safe_load(PAPER_CONFIG.read_text()))
-    fields = {f.name for f in __import__("dataclasses").fields(trainer.TrainConfig)}
+    fields = {f.name for f in dataclasses.fields(TrainConfig)}
     assert keys <= fields
-    config = trainer.load_config(
+    config = load_config(
         ["--config", str(PAPER_CONFIG), "--lr", "1e-3", "--batch-size", "4", "--negatives", "3", "--epochs", "2",
          "--max-steps", "5", "--seed", "7", "--output-dir", "x", "--model", "m", "--data", "d", "--resume", "latest",
          "--in-batch-negatives", "--eval-ks", "5,10"]
@@ -69,37 +73,57 @@ def test_every_yaml_key_is_a_flag_and_flags_win(trainer: ModuleType, tmp_path: P
     assert config.in_batch_negatives is True and config.eval_ks == [5, 10]
     assert config.weight_decay == 0.01  # untouched keys keep the YAML value
     bad = tmp_path / "bad.yaml"
-    bad.write_text("learning_rate: 0.1\n")
-    with pytest.raises(SystemExit):
-        trainer.load_config(["--config", str(bad)])
+    bad.write_text("learning_rate: 0.1\nseeds: 3\n")
+    with pytest.raises(SurgeError, match=r"'learning_rate' \(known: model, .*'seeds' \(closest: 'seed'\)"):
+        load_config(["--config", str(bad)])  # a typo must not pass silently; the script prints it, exit 2
 
 
-def test_mixed_precision_defers_to_launcher_and_never_on_cpu(trainer: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settings_outside_their_choices_name_the_closest(tmp_path: Path) -> None:
+    with pytest.raises(ChoiceError, match=r"mixed_precision must be one of auto, no, fp16, bf16.*'fp16'"):
+        load_config(["--mixed-precision", "fp61"])
+    with pytest.raises(ChoiceError, match=r"train_on must be one of titles, questions, not 'question'"):
+        load_config(["--train-on", "titles,question"])
+    with pytest.raises(ChoiceError, match="train_on needs at least one"):
+        TrainConfig(train_on=[])
+    assert TrainConfig(train_on="questions", eval_ks="5 10").eval_ks == [5, 10]  # flags' comma/space lists
+    done = subprocess.run([sys.executable, str(SCRIPT), "--mixed-precision", "fp61"], capture_output=True,
+                          text=True, timeout=120)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: mixed_precision"), done.stderr
+
+
+def test_the_script_edits_no_sys_path_and_re_exports_nothing() -> None:
+    """It imports the installed package like any user code (the tests run it from another folder)."""
+    text = SCRIPT.read_text(encoding="utf-8")
+    assert "sys.path" not in text and "__all__" not in text
+
+
+def test_mixed_precision_defers_to_launcher_and_never_on_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ACCELERATE_MIXED_PRECISION", raising=False)
-    assert trainer.resolve_mixed_precision("auto", has_cuda=True) == "fp16"
-    assert trainer.resolve_mixed_precision("auto", has_cuda=False) == "no"
-    assert trainer.resolve_mixed_precision("no", has_cuda=True) == "no"
+    assert resolve_mixed_precision("auto", has_cuda=True) == "fp16"
+    assert resolve_mixed_precision("auto", has_cuda=False) == "no"
+    assert resolve_mixed_precision("no", has_cuda=True) == "no"
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")
-    assert trainer.resolve_mixed_precision("auto", has_cuda=True) is None  # the launcher decides
+    assert resolve_mixed_precision("auto", has_cuda=True) is None  # the launcher decides
     with pytest.warns(UserWarning, match="CPU"):
-        assert trainer.resolve_mixed_precision("bf16", has_cuda=False) == "no"
+        assert resolve_mixed_precision("bf16", has_cuda=False) == "no"
 
 
-def test_batches_are_deterministic_per_epoch_and_negatives_avoid_positives(trainer: ModuleType) -> None:
-    a = trainer.epoch_batches(50, 4, 2, seed=1, epoch=0)
+def test_batches_are_deterministic_per_epoch_and_negatives_avoid_positives() -> None:
+    a = epoch_batches(50, 4, 2, seed=1, epoch=0)
     assert a.shape == (6, 2, 4) and len(set(a.ravel().tolist())) == 48
-    np.testing.assert_array_equal(a, trainer.epoch_batches(50, 4, 2, seed=1, epoch=0))
-    assert not np.array_equal(a, trainer.epoch_batches(50, 4, 2, seed=1, epoch=1))
+    np.testing.assert_array_equal(a, epoch_batches(50, 4, 2, seed=1, epoch=0))
+    assert not np.array_equal(a, epoch_batches(50, 4, 2, seed=1, epoch=1))
     doc_ids = np.arange(10)
     relevant = frozenset(range(8))
-    draws = trainer.draw_negatives(doc_ids, relevant, 50, np.random.default_rng(0))
+    draws = draw_negatives(doc_ids, relevant, 50, np.random.default_rng(0))
     assert len(draws) == 50 and set(draws) <= {8, 9}
-    epoch0 = trainer.draw_negatives(np.arange(1000), frozenset(), 5, np.random.default_rng([42, 0, 3]))
-    epoch1 = trainer.draw_negatives(np.arange(1000), frozenset(), 5, np.random.default_rng([42, 1, 3]))
+    epoch0 = draw_negatives(np.arange(1000), frozenset(), 5, np.random.default_rng([42, 0, 3]))
+    epoch1 = draw_negatives(np.arange(1000), frozenset(), 5, np.random.default_rng([42, 1, 3]))
     assert epoch0 != epoch1  # re-drawn every epoch
 
 
-def test_contrastive_loss_is_the_papers_softmax_and_masks_false_negatives(trainer: ModuleType) -> None:
+def test_contrastive_loss_is_the_papers_softmax_and_masks_false_negatives() -> None:
     import torch
     import torch.nn.functional as F
 
@@ -108,11 +132,11 @@ def test_contrastive_loss_is_the_papers_softmax_and_masks_false_negatives(traine
     d = torch.randn(6, 4)  # 2 queries x (1 positive + 2 negatives)
     doc_ids = [10, 11, 12, 20, 10, 13]  # paper 10 (cited by both queries) also sits in query 1's group
     relevant = [frozenset({10}), frozenset({20, 10})]
-    loss = trainer.contrastive_loss(q, d, 3, relevant, doc_ids, in_batch=False)
+    loss = contrastive_loss(q, d, 3, relevant, doc_ids, in_batch=False)
     expected = F.cross_entropy(torch.stack([q[0] @ d[0:3].T, q[1] @ d[3:6].T]), torch.tensor([0, 0]))
     assert loss.item() == pytest.approx(expected.item(), rel=1e-6)
 
-    in_batch = trainer.contrastive_loss(q, d, 3, relevant, doc_ids, in_batch=True)
+    in_batch = contrastive_loss(q, d, 3, relevant, doc_ids, in_batch=True)
     scores = q @ d.T
     scores[1, 0] = scores[1, 4] = float("-inf")  # paper 10 is relevant to query 1: not a negative for it
     scores[0, 4] = float("-inf")  # the same paper 10 again, for query 0 (not its own positive slot)
@@ -120,11 +144,11 @@ def test_contrastive_loss_is_the_papers_softmax_and_masks_false_negatives(traine
     assert in_batch.item() == pytest.approx(manual.item(), rel=1e-6)
 
 
-def test_training_reads_train_split_only(trainer: ModuleType, data: SurgeData) -> None:
-    train_ids, held = trainer.split_surveys(data, 0.5, seed=42)
+def test_training_reads_train_split_only(data: SurgeData) -> None:
+    train_ids, held = split_surveys(data, 0.5, seed=42)
     test_ids = {s.survey_id for s in data.surveys("test")}
     assert train_ids and held and not (train_ids | held) & test_ids and not train_ids & held
-    queries = trainer.build_queries(data, train_ids, ["titles", "questions"])
+    queries = build_queries(data, train_ids, ["titles", "questions"])
     test_cites = {d for s in data.surveys("test") for d in s.all_cites}
     train_cites = {d for s in data.surveys("train") if s.survey_id in train_ids for d in s.all_cites}
     assert all(rel <= train_cites for _, rel in queries)

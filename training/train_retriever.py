@@ -31,7 +31,8 @@ and runs under ``accelerate launch``:
    function; with the trainer they need a dataset transform fed by a callback.
 3. The loop is ~170 lines and every step is visible; its pieces are plain functions in
    ``surge_dataset/retrieval/training.py`` (pairs, negatives, batches, loss, held-out Recall@k) and
-   ``surge_dataset/retrieval/training_run.py`` (logging, checkpoints, the saved model), importable on their own.
+   ``surge_dataset/retrieval/training_run.py`` (logging, checkpoints, the saved model), importable on their own;
+   the settings (``TrainConfig``, each flag's help on its field) are in ``surge_dataset/retrieval/train_config.py``.
 
 The known traps of a hand-written loop, and how this script avoids each:
 
@@ -59,32 +60,22 @@ sentence-transformers module files (CLS pooling), which ``surge index dense --mo
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import dataclasses
 import json
 import math
-import re
-import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-if str(REPO_ROOT) not in sys.path:  # run from a checkout without installing the package
-    sys.path.insert(0, str(REPO_ROOT))
-
-# The reusable parts (importable without this script): data pairs, negatives, batches, the encoder's
-# forward pass and loss, held-out Recall@k; logging, checkpoints, the saved model, mixed precision.
-from surge_dataset.defaults import DEFAULT_RETRIEVER_BASE_MODEL  # noqa: E402 - after the sys.path fix above
-from surge_dataset.errors import SurgeError  # noqa: E402
-from surge_dataset.retrieval.training import (  # noqa: E402
+# The reusable parts (importable without this script): the settings (flags, YAML); data pairs, negatives,
+# batches, the encoder's forward pass and loss, held-out Recall@k; logging, checkpoints, the saved model.
+from surge_dataset.errors import SurgeError
+from surge_dataset.retrieval.train_config import TrainConfig, load_config
+from surge_dataset.retrieval.training import (
     CorpusTexts,
-    Pairs,
     build_pairs,
     build_queries,
     cls_vectors,
@@ -96,7 +87,7 @@ from surge_dataset.retrieval.training import (  # noqa: E402
     split_surveys,
     tokenize,
 )
-from surge_dataset.retrieval.training_run import (  # noqa: E402
+from surge_dataset.retrieval.training_run import (
     Logger,
     checkpoints,
     progress_bar,
@@ -106,144 +97,10 @@ from surge_dataset.retrieval.training_run import (  # noqa: E402
 )
 
 
-@dataclass
-class TrainConfig:
-    """Every field is a YAML key and a ``--flag`` (underscores become dashes)."""
-
-    model: str = DEFAULT_RETRIEVER_BASE_MODEL
-    data: str = "surge"
-    output_dir: str = "runs/retriever"
-    epochs: int = 10
-    max_steps: int = -1  # > 0: stop after this many optimizer steps (and size the schedule on it)
-    batch_size: int = 32  # queries per process per micro-batch
-    gradient_accumulation_steps: int = 1
-    negatives: int = 7  # random corpus papers per query (softmax over 1 + negatives)
-    in_batch_negatives: bool = False
-    lr: float = 5e-6
-    weight_decay: float = 0.01
-    warmup_ratio: float = 0.1
-    max_grad_norm: float = 1.0
-    max_query_length: int = 64
-    max_doc_length: int = 256
-    train_on: list[str] = field(default_factory=lambda: ["titles", "questions"])
-    holdout_fraction: float = 0.1  # of the train surveys with citations, held out for Recall@k
-    eval_ks: list[int] = field(default_factory=lambda: [20, 100, 1000])
-    eval_corpus_size: int = 100_000  # papers ranked at evaluation (held-out positives + random); 0 = all
-    eval_batch_size: int = 128
-    eval_before_training: bool = False
-    save_steps: int = 0  # 0: checkpoint at the end of every epoch only
-    save_total_limit: int = 2
-    logging_steps: int = 10
-    mixed_precision: str = "auto"  # auto | no | fp16 | bf16
-    seed: int = 42
-    resume: str | None = None  # "latest" or a checkpoint folder
-    progress: bool = True  # a progress bar with the loss on stderr (main process; every 30 s off a terminal)
-
-
-#: ``--help`` text of every flag (the default is appended); a test checks that none is missing.
-FLAG_HELP: dict[str, str] = {
-    "model": "encoder to start from: a Hub id or a local folder (the paper: roberta-base)",
-    "data": "a folder built by `surge data build` (only its train split is read)",
-    "output_dir": "where log.jsonl, checkpoints/ and model/ are written",
-    "epochs": "passes over the training pairs",
-    "max_steps": "stop after this many optimizer steps and size the schedule on them (-1: run the epochs)",
-    "batch_size": "queries per process per micro-batch, each with 1 cited paper + NEGATIVES random papers",
-    "gradient_accumulation_steps": "micro-batches per optimizer step",
-    "negatives": "random corpus papers per query, re-drawn every epoch (softmax over 1 + NEGATIVES)",
-    "in_batch_negatives": "also score the batch's other papers, masking those relevant to the query",
-    "lr": "AdamW learning rate",
-    "weight_decay": "AdamW weight decay",
-    "warmup_ratio": "fraction of the steps with a linear warm-up (then linear decay)",
-    "max_grad_norm": "gradient clipping norm (0: no clipping)",
-    "max_query_length": "tokens kept per query",
-    "max_doc_length": "tokens kept per paper (title + abstract)",
-    "train_on": "query kinds to train on: titles and/or questions (comma-separated)",
-    "holdout_fraction": "fraction of the train surveys held out for Recall@k after every epoch",
-    "eval_ks": "cut-offs k of the held-out Recall@k (comma-separated)",
-    "eval_corpus_size": "papers ranked at evaluation: held-out positives + random ones (0: the whole corpus)",
-    "eval_batch_size": "papers encoded per batch at evaluation",
-    "eval_before_training": "evaluate once before the first step",
-    "save_steps": "checkpoint every N optimizer steps (0: at the end of every epoch only)",
-    "save_total_limit": "checkpoints kept (the oldest are deleted)",
-    "logging_steps": "log the mean loss every N optimizer steps (log.jsonl, stdout, TensorBoard)",
-    "mixed_precision": "auto (fp16 on a GPU unless `accelerate launch --mixed_precision` says otherwise; fp32 "
-                       "on CPU), no, fp16 or bf16",
-    "seed": "seed of the split, the batches and the negatives",
-    "resume": "continue from a checkpoint: a folder, or 'latest' (a bare --resume means latest)",
-    "progress": "show a progress bar with the loss on stderr (main process only)",
-}
-
-
-# --------------------------------------------------------------------------------------------------
-# Configuration: dataclass defaults < YAML < flags
-# --------------------------------------------------------------------------------------------------
-
-
-def _parse_list(value: Any, kind: type) -> list[Any]:
-    if isinstance(value, str):
-        value = [v for v in re.split(r"[,\s]+", value) if v]
-    return [kind(v) for v in value]
-
-
 def _description() -> str:
     """``--help``'s description: the docstring up to the design notes (how to run, the recipe)."""
     text = (__doc__ or "").split("Why a hand-written", 1)[0]
     return text.replace("``", "`").replace("::\n", ":\n").strip()
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """``--config`` plus one flag per :class:`TrainConfig` field, each with its description and default."""
-    parser = argparse.ArgumentParser(
-        prog="train_retriever.py", description=_description(), formatter_class=argparse.RawDescriptionHelpFormatter,
-        argument_default=argparse.SUPPRESS,
-        epilog="Defaults are the dataclass's; training/configs/paper.yaml holds the paper's recipe. "
-               "The script's docstring explains why it is a plain accelerate loop.",
-    )
-    parser.add_argument("--config", metavar="YAML", help="YAML file whose keys are the flags below (flags win; "
-                                                         "default: none, the defaults below)")
-    defaults = TrainConfig()
-    for f in dataclasses.fields(TrainConfig):
-        flag = "--" + f.name.replace("_", "-")
-        default = getattr(defaults, f.name)
-        shown = ",".join(map(str, default)) if isinstance(default, list) else default
-        text = f"{FLAG_HELP[f.name]} (default: {shown})"
-        if f.type in ("bool", bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, help=text)
-        elif f.type in ("int", int):
-            parser.add_argument(flag, type=int, metavar="N", help=text)
-        elif f.type in ("float", float):
-            parser.add_argument(flag, type=float, metavar="X", help=text)
-        elif f.name == "resume":  # a bare --resume means the latest checkpoint
-            parser.add_argument(flag, nargs="?", const="latest", type=str, metavar="PATH", help=text)
-        else:
-            metavar = {"data": "DIR", "output_dir": "DIR", "train_on": "KINDS", "eval_ks": "KS",
-                       "mixed_precision": "MODE"}.get(f.name, f.name.upper())
-            parser.add_argument(flag, type=str, metavar=metavar, help=text)
-    return parser
-
-
-def load_config(argv: list[str] | None = None) -> TrainConfig:
-    """Parse ``--config`` and the flags; unknown YAML keys are an error (a typo must not pass silently)."""
-    parser = build_parser()
-    args = vars(parser.parse_args(argv))
-    values: dict[str, Any] = {}
-    if "config" in args:
-        loaded = yaml.safe_load(Path(args.pop("config")).read_text(encoding="utf-8")) or {}
-        known = {f.name for f in dataclasses.fields(TrainConfig)}
-        unknown = sorted(set(loaded) - known)
-        if unknown:
-            parser.error(f"unknown key(s) in the config file: {', '.join(unknown)}")
-        values.update(loaded)
-    values.update(args)
-    config = TrainConfig(**values)
-    config.train_on = _parse_list(config.train_on, str)
-    config.eval_ks = _parse_list(config.eval_ks, int)
-    bad = sorted(set(config.train_on) - {"titles", "questions"})
-    if bad or not config.train_on:
-        parser.error(f"train_on takes titles and/or questions, got {config.train_on}")
-    if config.mixed_precision not in ("auto", "no", "fp16", "bf16"):
-        parser.error("mixed_precision must be auto, no, fp16 or bf16")
-    return config
 
 
 # --------------------------------------------------------------------------------------------------
@@ -414,38 +271,17 @@ def train(config: TrainConfig) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Train; a problem the user can fix (no model offline, no data, nothing to resume) is one line, exit 2."""
-    try:
-        train(load_config(argv))
-    except SurgeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    """Train; a problem the user can fix (no model offline, no data, nothing to resume, a bad setting) is one
+    line on stderr and exit status 2 (:func:`surge_dataset.console.user_errors`)."""
+    import typer
 
-__all__ = [
-    "FLAG_HELP",
-    "CorpusTexts",
-    "Logger",
-    "Pairs",
-    "TrainConfig",
-    "build_pairs",
-    "build_parser",
-    "build_queries",
-    "checkpoints",
-    "cls_vectors",
-    "contrastive_loss",
-    "draw_negatives",
-    "epoch_batches",
-    "evaluate_recall",
-    "load_config",
-    "main",
-    "progress_bar",
-    "resolve_mixed_precision",
-    "save_checkpoint",
-    "save_model",
-    "split_surveys",
-    "tokenize",
-    "train",
-]
+    from surge_dataset.console import user_errors
+
+    try:
+        with user_errors():
+            train(load_config(argv, description=_description()))
+    except typer.Exit as exc:  # user_errors ends a typer command the typer way; this is a plain script
+        raise SystemExit(exc.exit_code) from None
 
 
 if __name__ == "__main__":

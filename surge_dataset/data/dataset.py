@@ -19,12 +19,23 @@ import pyarrow.parquet as pq
 from ..errors import SurgeError
 from ..output_folder import suggest_other_folder
 from ..records import OFFICIAL_FILES, Query, Survey
+from ..vocabulary import UnknownNameError
 from .build import META_FILE
 from .corpus import Corpus
 
 
 class DatasetNotFoundError(SurgeError, FileNotFoundError):
     """``--data`` names no built dataset: the message says how to build one (in a different folder)."""
+
+
+class UnknownSurveyError(SurgeError, KeyError):
+    """A survey id the dataset does not have."""
+
+    __str__ = Exception.__str__  # no KeyError quotes
+
+
+class MissingPartError(SurgeError, FileNotFoundError):
+    """A built dataset without the config a command needs (its official file was absent at build time)."""
 
 
 def resolve_data_path(data: str | Path) -> Path:
@@ -71,7 +82,7 @@ class SurgeData:
     def _files(self, config: str, split: str | None = None) -> list[tuple[str, Path]]:
         folder = self.path / config
         if not folder.is_dir():
-            raise FileNotFoundError(
+            raise MissingPartError(
                 f"{self.path}: this dataset has no '{config}' config ({OFFICIAL_FILES[config]} was absent "
                 "when it was built)"
             )
@@ -86,7 +97,7 @@ class SurgeData:
         """The Arrow table of one config (all splits concatenated unless ``split`` is given)."""
         parts = [pq.read_table(file) for _, file in self._files(config, split)]
         if not parts:
-            raise KeyError(f"{self.path}: config '{config}' has no split '{split}'")
+            raise UnknownNameError(f"split of config '{config}' in {self.path}:", str(split), self.splits(config))
         return pa.concat_tables(parts)
 
     def splits(self, config: str) -> list[str]:
@@ -110,7 +121,9 @@ class SurgeData:
         try:
             return self._surveys[survey_id]
         except KeyError:
-            raise KeyError(f"survey_id {survey_id} is not in {self.path}") from None
+            ids = sorted(self._surveys)
+            span = f" (its ids: {ids[0]}-{ids[-1]})" if ids else " (it has no surveys)"
+            raise UnknownSurveyError(f"survey_id {survey_id} is not in {self.path}{span}") from None
 
     def has_survey(self, survey_id: int) -> bool:
         return survey_id in self._surveys
@@ -124,7 +137,7 @@ class SurgeData:
     @functools.cached_property
     def corpus(self) -> Corpus:
         if not (self.path / "index").is_dir():
-            raise FileNotFoundError(
+            raise MissingPartError(
                 f"{self.path}: no corpus index (corpus.json was absent when it was built); reference "
                 "resolution needs it"
             )

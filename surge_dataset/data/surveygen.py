@@ -62,7 +62,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..io import atomic_write_json
+from ..errors import InputFileError
+from ..io import atomic_write_json, reading_input
 from ..normalise import normalise_title
 from ..output_folder import claim_output_folder
 from ..records import OFFICIAL_FILES, ROOT_TITLE
@@ -97,21 +98,16 @@ class SurveyGenConversion:
 # --------------------------------------------------------------------------------------------------
 
 
-def _bad(path: Path, field_name: str, problem: str) -> ValueError:
-    return ValueError(f"{path}: field '{field_name}': {problem}")
+def _bad(path: Path, field_name: str, problem: str) -> InputFileError:
+    return InputFileError(f"{path}: field '{field_name}': {problem}")
 
 
 def _load_survey(path: Path) -> dict[str, Any]:
     """Parse one SurveyGen file and check the fields the conversion relies on."""
-    try:
+    with reading_input(path):
         data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        raise ValueError(f"{path}: not valid JSON ({where}: {exc.msg})") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not valid UTF-8 JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: the top level must be a JSON object, found {type(data).__name__}")
+        raise InputFileError(f"{path}: the top level must be a JSON object, found {type(data).__name__}")
     for name in ("sections", "references"):
         if name not in data:
             raise _bad(path, name, "required field is missing")

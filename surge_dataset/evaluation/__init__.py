@@ -12,34 +12,48 @@
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ..records import CONTENT_MIN_CHARS as GT_CONTENT_MIN_CHARS
 from ..records import gt_content_sections
-from .compute import compute
+from .compute import compute  # eager: a lazy name equal to its module's would be shadowed by the module
 from .config import (
     AGGREGATIONS,
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_NLI_MODEL,
     DTYPES,
+    PROTOCOLS,
     EvaluationConfig,
+    RunOptions,
     default_metrics,
     parse_metrics,
     result_keys,
     skipped_without_judge,
 )
 from .metric import Metric, MetricOutput, ModelSet, Requests, get_metric, register, registry, unregister
-from .models import PrefetchedEncoder, PrefetchedNLI, judge_report
-from .prepare import (
-    PreparedSurvey,
-    discover_passages,
-    package_versions,
-    prepare_survey,
-    prepare_text,
-    resolve_citations,
-    survey_counts,
-)
-from .runner import _average, evaluate_run, journal_path, score_survey
+
+if TYPE_CHECKING:
+    from .models import PrefetchedEncoder, PrefetchedNLI, judge_report
+    from .prepare import (
+        PreparedSurvey,
+        discover_passages,
+        package_versions,
+        prepare_survey,
+        prepare_text,
+        resolve_citations,
+        survey_counts,
+    )
+    from .runner import _average, evaluate_run, journal_path, score_survey
+
+#: Names imported on first use (``surge --help`` and the config-only commands need none of them): the
+#: run, the raw-input API and the models pull in pyarrow, the corpus and the parsers.
+_LAZY = {
+    **dict.fromkeys(("PrefetchedEncoder", "PrefetchedNLI", "judge_report"), "models"),
+    **dict.fromkeys(("PreparedSurvey", "discover_passages", "package_versions", "prepare_survey", "prepare_text",
+                     "resolve_citations", "survey_counts"), "prepare"),
+    **dict.fromkeys(("_average", "evaluate_run", "journal_path", "score_survey"), "runner"),
+}
 
 __all__ = [
     "AGGREGATIONS",
@@ -47,6 +61,7 @@ __all__ = [
     "DEFAULT_NLI_MODEL",
     "DTYPES",
     "GT_CONTENT_MIN_CHARS",
+    "PROTOCOLS",
     "EvaluationConfig",
     "Metric",
     "MetricOutput",
@@ -55,6 +70,7 @@ __all__ = [
     "PrefetchedEncoder",
     "PrefetchedNLI",
     "Requests",
+    "RunOptions",
     "_average",
     "compute",
     "default_metrics",
@@ -80,7 +96,12 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Registry views under their old constant names (computed on use, so late registrations count)."""
+    """The lazy names (:data:`_LAZY`), and registry views under their old constant names (computed on
+    use, so late registrations count)."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
     if name == "METRIC_KEYS":
         return {m.name: m.keys for m in registry().values()}
     if name == "ALL_METRICS":

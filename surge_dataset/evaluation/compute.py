@@ -11,18 +11,18 @@ the journal and files:
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..records import Survey
-from .config import EvaluationConfig, result_keys, selected_metrics
+from ..settings import keyword_parameters, split_keywords
+from ..vocabulary import parse_list
+from .config import EvaluationConfig, RunOptions, result_keys, selected_metrics
 from .metric import needed_models
-from .models import build_models, model_factories
-from .prepare import prepare_text
-from .runner import average, prefetch_all, score_survey
 
-__all__ = ["compute", "gt_survey"]
+__all__ = ["NOT_KEYWORDS", "compute", "gt_survey", "inputs_description"]
 
 
 def gt_survey(reference: Any, data: Any = None) -> Survey:
@@ -43,63 +43,49 @@ def gt_survey(reference: Any, data: Any = None) -> Survey:
     return Survey.from_official(reference)
 
 
+#: Settings ``compute`` takes as arguments of their own (``metrics``, ``judge``) or not at all: the survey
+#: filters choose the folders of a ``surge evaluate`` run, while ``compute`` scores what it is given.
+NOT_KEYWORDS = ("metrics", "judge", "min_cites", "exclude_empty")
+
+
 def compute(
     metrics: str | Sequence[str],
     predictions: Sequence[str],
     references: Sequence[Any],
     *,
     data: Any = None,
-    protocol: str = "official",
-    aggregate: str | None = None,
-    nli_model: str | None = None,
-    embedding_model: str | None = None,
-    ner_model: str | None = None,
     judge: Any = None,
-    judge_weighted: bool = False,
-    judge_max_tries: int = 3,
-    judge_repeats: int = 1,
-    judge_temperature: float | None = None,
-    alce_backend: str = "nli",
-    base_url: str | None = None,
-    judge_concurrency: int = 8,
-    judge_timeout: float = 120.0,
-    judge_batch_size: int = 8,
-    device: str | None = None,
-    dtype: str | None = None,
-    batch_size: int = 32,
-    cache_dir: Any = None,
     nli: Any = None,
     encoder: Any = None,
     ner: Any = None,
+    **settings: Any,
 ) -> dict[str, Any]:
     """Score ``predictions`` (generated surveys as Markdown) against ``references`` (one GT each).
 
     ``metrics``: a registered name, a comma list or a list. ``data``: a built dataset (folder, Hub id
     or ``SurgeData``) whose corpus resolves reference titles and whose surveys answer survey ids; the
     metrics that need a corpus (``recall``, ``citation_accuracy``, ...) require it. Models are given
-    by name (``nli_model``, ``embedding_model``, ``ner_model``, ``judge="openai:gpt-4o"``) or as
-    objects (``nli=``, ``encoder=``, ``ner=``, ``judge=`` a ``Judge``). ``judge_repeats=K`` asks every judged
-    question K times (mean and ``<key>_std`` per survey; see ``surge evaluate --judge-repeats``). Unknown
-    keywords are an error.
+    by name (``nli_model=``, ``embedding_model=``, ``ner_model=``, ``judge="openai:gpt-4o"``) or as
+    objects (``nli=``, ``encoder=``, ``ner=``, ``judge=`` a ``Judge``). ``settings``: every exposed
+    field of :class:`~surge_dataset.evaluation.EvaluationConfig` and
+    :class:`~surge_dataset.evaluation.RunOptions` (the signature lists them; ``dtype`` sets the
+    embedder's precision too, as ``--dtype`` does). Unknown keywords are an error naming the closest one.
 
-    Returns the mean of every key over the surveys (``--aggregate`` rules), ``per_survey`` (one dict of
+    Returns the mean of every key over the surveys (``aggregate`` rules), ``per_survey`` (one dict of
     values per prediction), ``counts`` and ``diagnostics`` (one list per prediction), ``average_counts``.
     """
     from ..data.dataset import SurgeData
-    from ..models.base import resolve_device
+    from .models import build_models, model_factories
+    from .prepare import prepare_text
+    from .runner import average, prefetch_all, score_survey
 
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references: one of each per survey")
-    names = [m.strip() for m in metrics.split(",")] if isinstance(metrics, str) else list(metrics)
+    config_settings, run_settings = split_keywords(settings, EvaluationConfig, RunOptions, where="compute()",
+                                                   skip=NOT_KEYWORDS)
     judge_spec = judge if isinstance(judge, str) else (getattr(judge, "spec", None) or ("injected" if judge else None))
-    config = EvaluationConfig(
-        metrics=names, protocol=protocol, aggregate=aggregate, dtype=dtype, embedding_dtype=dtype,
-        device=resolve_device(device) if nli is None or encoder is None or ner is None else device,
-        judge=judge_spec, judge_weighted=judge_weighted, judge_max_tries=judge_max_tries, judge_repeats=judge_repeats,
-        judge_temperature=judge_temperature, alce_backend=alce_backend,
-        **{k: v for k, v in (("nli_model", nli_model), ("embedding_model", embedding_model), ("ner_model", ner_model))
-           if v is not None},
-    )
+    config = EvaluationConfig.from_options(metrics=parse_list(metrics), judge=judge_spec, **config_settings,
+                                           resolve_device=nli is None or encoder is None or ner is None)
     chosen = selected_metrics(config)
     if isinstance(data, str) or hasattr(data, "__fspath__"):
         data = SurgeData.open(data)
@@ -110,9 +96,7 @@ def compute(
     corpus = data.corpus if data is not None else None
     prepared = [prepare_text(text, gt_survey(ref, data), corpus, config.protocol, survey_id=i)
                 for i, (text, ref) in enumerate(zip(predictions, references, strict=True))]
-    factories = model_factories(config, batch_size=batch_size, cache_dir=cache_dir, base_url=base_url,
-                                judge_concurrency=judge_concurrency, judge_timeout=judge_timeout,
-                                judge_batch_size=judge_batch_size)
+    factories = model_factories(config, RunOptions(**run_settings))
     given = {"nli": nli, "encoder": encoder, "judge": None if isinstance(judge, str) else judge, "ner": ner}
     models = build_models(needed_models(chosen, config) if prepared else set(), given, factories)
     prefetch_all(prepared, models, config)
@@ -126,3 +110,31 @@ def compute(
         "diagnostics": [r["diagnostics"] for r in records],
         "average_counts": counted,
     }
+
+
+compute.__signature__ = inspect.signature(compute).replace(parameters=[  # type: ignore[attr-defined]
+    *(p for p in inspect.signature(compute).parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD),
+    *keyword_parameters(EvaluationConfig, RunOptions, skip=NOT_KEYWORDS),
+])
+
+
+def inputs_description() -> str:
+    """The ``Args:`` / ``Returns:`` text of every ``evaluate`` module and card, read off the settings
+    declarations (``describe``), so a new setting shows up in every card with no edit."""
+    from ..settings import describe
+
+    return f"""
+Args:
+    predictions (list of str): generated surveys as Markdown (``#`` headings, ``[n]`` citations, a
+        ``[n] <title>`` reference list): the files ``surge evaluate`` reads.
+    references (list of int or str): the ground truth of each prediction: its ``survey_id`` (with
+        ``data=``) or its ``surveys.json`` record as JSON text.
+    data (str): a built SurGE dataset folder or Hub id; needed for survey ids and for the metrics that
+        resolve reference titles against the corpus (recall, citation_accuracy, citation_prf, alce).
+    judge (str): an LLM judge for the judged metrics: "openai:<model>", "hf:<model>" or "gguf:<file>".
+{describe((EvaluationConfig, RunOptions), skip=NOT_KEYWORDS)}
+    Unknown keyword arguments are an error.
+Returns:
+    one mean per result key of the metric (over the surveys, under ``aggregate``), and per_survey
+    (one dict of values per prediction), counts, diagnostics (one list per prediction), average_counts.
+"""

@@ -1,27 +1,56 @@
-"""The settings of an evaluation run and the choice of metrics (``--metrics``), read off the registry."""
+"""The settings of an evaluation run and the choice of metrics (``--metrics``), read off the registry.
+
+Each setting is declared once, as a field made with :func:`~surge_dataset.settings.setting`: its help,
+choices and journal-key rule live there, and the CLI options of ``surge evaluate``, the keywords of
+:func:`~surge_dataset.evaluation.compute`, the ``evaluate`` cards' inputs text and the journal key are
+read off it. :class:`EvaluationConfig` holds what changes the numbers; :class:`RunOptions` how a run goes.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 
 from ..defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
+from ..errors import SettingError
+from ..settings import key_payload, setting
+from ..vocabulary import (
+    AGGREGATIONS,
+    ALCE_BACKENDS,
+    DEFINED,
+    DTYPES,
+    JUDGE,
+    JUDGE_STYLES,
+    METRIC_GROUPS,
+    OFFICIAL,
+    PROTOCOLS,
+    RELEASED,
+    RELEASED_STYLE,
+    SURGE_STYLE,
+    AggregateName,
+    AlceBackend,
+    DType,
+    JudgeStyle,
+    ProtocolName,
+    UnknownNameError,
+    check_choice,
+    parse_list,
+)
 from .metric import Metric, get_metric, needed_models, registry
 
-PROTOCOLS = ("official", "paper")
-AGGREGATIONS = ("released", "defined")
-DTYPES = ("auto", "fp32", "fp16", "bf16")
-ALCE_BACKENDS = ("nli", "judge")
 #: Metric aliases for ``--metrics``: ``all`` = the SurGE metrics (judged ones only with a judge).
-ALIASES = ("all", "surveygen")
+ALIASES = METRIC_GROUPS
 
 __all__ = [
     "AGGREGATIONS",
     "ALIASES",
     "DTYPES",
+    "PROTOCOLS",
     "EvaluationConfig",
+    "RunOptions",
     "default_metrics",
     "judge_settings",
     "parse_metrics",
@@ -38,116 +67,153 @@ def default_metrics() -> list[str]:
 
 @dataclass
 class EvaluationConfig:
-    """Everything that changes the numbers (recorded in the results and used as the journal key).
+    """Everything that changes the numbers, recorded in the results; the journal key is read off it.
 
-    ``aggregate``: ``released`` scores an undefined value 0 (Doc-Acc without reference entries,
-    Sec/Sent-Acc without citations, SHR with a zero denominator, ...) and averages over every survey
-    folder, failed ones counted 0, as the released evaluator's mean does; ``defined`` leaves undefined
-    values out of the mean and counts them. Default: ``released`` under ``official``, else ``defined``.
-    ``dtype``: the models' compute precision; default ``fp32`` under ``official`` (what the released
-    evaluator ran), ``auto`` (fp16 on CUDA) otherwise. ``device``: where the models run (resolved
-    before any model loads). Both enter the journal key when a model metric is requested, so a resumed
-    run never mixes precisions or devices.
+    ``None`` defaults are resolved from the protocol in ``__post_init__`` (the one place settings are
+    checked): ``official`` gives the released evaluator's aggregate, precisions and judge settings.
     """
 
-    metrics: list[str] = field(default_factory=default_metrics)
-    protocol: str = "official"
-    aggregate: str | None = None
-    nli_model: str = DEFAULT_NLI_MODEL
-    embedding_model: str = DEFAULT_EMBEDDING_MODEL
-    dtype: str | None = None
-    #: The embedder's precision; default ``auto`` (the released evaluator's FlagModel runs fp16 on CUDA).
-    embedding_dtype: str | None = None
-    device: str | None = None
-    #: LLM judge spec (``openai:gpt-4o``, ``hf:...``, ``gguf:...``); None = no judged metric.
-    judge: str | None = None
-    judge_weighted: bool = False
-    judge_max_tries: int = 3
-    #: The judge settings of the SurGE metrics SQS and CQS: ``released`` (default under ``official``) is
-    #: the released evaluator's, see ``surge_dataset.llm.judge``; ``surge`` otherwise. The other judged
-    #: metrics (SurveyGen's, ALCE's) always use ours. Prompt wording is ours in both.
-    judge_style: str | None = None
-    #: Version of ``surge_dataset.prompts`` the judge saw (filled in when a judge is set).
-    prompts_version: str | None = None
-    #: Every judged question asked this many times as distinct samples; each judged metric reports
-    #: the mean over repeats and ``<key>_std`` (sample standard deviation, ddof=1) per survey.
-    judge_repeats: int = 1
-    #: Temperature of the repeats of greedy (temperature 0) judge settings; with judge_repeats > 1 it
-    #: defaults to ``llm.judge.REPEAT_TEMPERATURE`` (0.7). Settings that already sample keep theirs.
-    judge_temperature: float | None = None
-    #: ALCE's entailment decisions: ``nli`` (the cross-encoder) or ``judge`` (the LLM judge as NLI).
-    alce_backend: str = "nli"
-    #: NER model of the heading entity recall (STORM's metric).
-    ner_model: str = DEFAULT_NER_MODEL
-    #: Survey filters (surge_dataset/filters.py); the defaults keep every survey.
-    min_cites: int = 0
-    exclude_empty: bool = False
+    metrics: list[str] = setting(
+        default_factory=default_metrics, metavar="NAMES",
+        help="Comma list of metric names (`surge metrics list` shows every registered one); 'all' = the four "
+             "objective SurGE metrics (+ sqs,cqs with a judge); 'surveygen' = SurveyGen's (judged ones with a judge).")
+    protocol: ProtocolName = setting(
+        OFFICIAL, choices=PROTOCOLS,
+        help="How surveys are read and scored: official = the released evaluator, paper = the paper's text.")
+    aggregate: AggregateName | None = setting(
+        None, choices=AGGREGATIONS,
+        help="released: undefined values score 0 and the mean is over every survey folder (the released "
+             "evaluator; default under official); defined: undefined values are left out of the mean and "
+             "counted (default under paper).")
+    nli_model: str = setting(DEFAULT_NLI_MODEL, help="NLI cross-encoder (name or local folder).")
+    embedding_model: str = setting(
+        DEFAULT_EMBEDDING_MODEL, help="Embedding model for SHR, structure_overlap, sim (name or local folder).")
+    dtype: DType | None = setting(
+        None, key="models", choices=DTYPES,
+        help="Model precision (auto = fp16 on CUDA). Default under official: the NLI model fp32 and the "
+             "embedder auto, as the released evaluator ran them; auto under paper.")
+    embedding_dtype: DType | None = setting(
+        None, key="models", choices=DTYPES, exposed=False,
+        help="The embedder's precision, set with dtype (default auto under official: the released "
+             "evaluator's FlagModel runs fp16 on CUDA).")
+    device: str | None = setting(
+        None, key="models", help="Where the models run: cpu, cuda, cuda:1, mps (default: the best available).")
+    judge: str | None = setting(
+        None, key="judge",
+        help="LLM judge for sqs/cqs/rel_llm/kpr: openai:<model> (key from $SURGE_LLM_API_KEY or $OPENAI_API_KEY), "
+             "hf:<model id or folder> or gguf:<file>.")
+    judge_weighted: bool = setting(
+        False, key="judge",
+        help="Also report the probability-weighted score (sqs_weighted, ...; hf:/gguf: judges).")
+    judge_max_tries: int = setting(
+        3, key="judge", help="Answers asked for before a judge score is recorded as missing.")
+    judge_style: JudgeStyle | None = setting(
+        None, key="judge", choices=JUDGE_STYLES, exposed=False,
+        help="The judge settings of SQS and CQS: released (default under official) = the released evaluator's, "
+             "surge otherwise; the other judged metrics always use surge. Prompt wording is ours in both.")
+    prompts_version: str | None = setting(
+        None, key="judge", exposed=False,
+        help="Version of surge_dataset.prompts the judge saw (filled in when a judge is set).")
+    judge_repeats: int = setting(
+        1, key="judge", added_later=True,
+        help="Ask every judged question K times as distinct samples: mean and <key>_std (ddof=1) per survey.")
+    judge_temperature: float | None = setting(
+        None, key="judge", added_later=True,
+        help="Temperature of the repeats of greedy judge settings (default 0.7 with judge repeats > 1; "
+             "the released style samples at 1.0 already).")
+    alce_backend: AlceBackend = setting(
+        "nli", choices=ALCE_BACKENDS, added_later=True,
+        help="Entailment for alce: nli (the NLI cross-encoder) or judge (the LLM judge).")
+    ner_model: str = setting(
+        DEFAULT_NER_MODEL, added_later=True, help="NER model (name or local folder) for heading_entity_recall.")
+    min_cites: int = setting(
+        0, key="never", help="Evaluate only surveys whose GT cites at least N papers.")
+    exclude_empty: bool = setting(
+        False, key="never", help="Skip surveys whose GT cites nothing or has no section with 100 characters.")
 
     def __post_init__(self) -> None:
-        if self.protocol not in PROTOCOLS:
-            raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not {self.protocol!r}")
+        if isinstance(self.metrics, str):  # 'recall,shr' or an alias, as --metrics gives it
+            self.metrics = parse_metrics(self.metrics, judge=bool(self.judge))
+        known = registry()
+        for name in self.metrics:
+            if name not in known:
+                raise UnknownNameError("metric", name, known, extra="; `surge metrics list` shows them all")
+        check_choice("protocol", self.protocol, PROTOCOLS)
+        official = self.protocol == OFFICIAL
         if self.aggregate is None:
-            self.aggregate = "released" if self.protocol == "official" else "defined"
-        if self.aggregate not in AGGREGATIONS:
-            raise ValueError(f"aggregate must be one of {', '.join(AGGREGATIONS)}, not {self.aggregate!r}")
+            self.aggregate = RELEASED if official else DEFINED
+        check_choice("aggregate", self.aggregate, AGGREGATIONS)
         if self.dtype is None:
-            self.dtype = "fp32" if self.protocol == "official" else "auto"
+            self.dtype = "fp32" if official else "auto"
         if self.embedding_dtype is None:
-            self.embedding_dtype = "auto" if self.protocol == "official" else self.dtype
-        for name in ("dtype", "embedding_dtype"):
-            if getattr(self, name) not in DTYPES:
-                raise ValueError(f"{name} must be one of {', '.join(DTYPES)}, not {getattr(self, name)!r}")
-        if self.alce_backend not in ALCE_BACKENDS:
-            raise ValueError(f"alce_backend must be one of {', '.join(ALCE_BACKENDS)}, not {self.alce_backend!r}")
+            self.embedding_dtype = "auto" if official else self.dtype
+        check_choice("dtype", self.dtype, DTYPES)
+        check_choice("embedding_dtype", self.embedding_dtype, DTYPES)
+        check_choice("alce_backend", self.alce_backend, ALCE_BACKENDS)
+        if self.alce_backend == JUDGE and "alce" in self.metrics and not self.judge:
+            raise SettingError("alce_backend judge needs an LLM judge: pass --judge (e.g. openai:gpt-4o)")
         if self.judge_style is None:
-            self.judge_style = "released" if self.protocol == "official" else "surge"
+            self.judge_style = RELEASED_STYLE if official else SURGE_STYLE
+        check_choice("judge_style", self.judge_style, JUDGE_STYLES)
+        if self.judge_weighted and self.judge:
+            from ..llm.base import OPENAI, backend_kind
+
+            if backend_kind(self.judge) == OPENAI:
+                raise SettingError("judge_weighted needs a local judge (hf: or gguf:): servers do not expose the "
+                                 "next-token distribution")
         if self.judge_repeats < 1:
-            raise ValueError(f"judge_repeats must be at least 1, not {self.judge_repeats}")
+            raise SettingError(f"judge_repeats must be at least 1, not {self.judge_repeats}")
         if self.judge_repeats > 1 and self.judge_temperature is None:
             from ..llm.judge import REPEAT_TEMPERATURE
 
             self.judge_temperature = REPEAT_TEMPERATURE
         if self.judge_repeats == 1 and self.judge_temperature is not None:
-            raise ValueError("judge_temperature is the temperature of repeated questions: it needs judge_repeats > 1")
+            raise SettingError("judge_temperature is the temperature of repeated questions: it needs judge_repeats > 1")
         if self.judge_temperature is not None and self.judge_temperature <= 0:
-            raise ValueError(f"judge_temperature must be above 0 (repeats of a greedy answer are one answer), "
+            raise SettingError(f"judge_temperature must be above 0 (repeats of a greedy answer are one answer), "
                              f"not {self.judge_temperature}")
         if self.judge and self.prompts_version is None:
             from ..prompts import PROMPTS_VERSION
 
             self.prompts_version = PROMPTS_VERSION
 
+    @classmethod
+    def from_options(cls, *, resolve_device: bool = True, **settings: object) -> EvaluationConfig:
+        """The config of ``surge evaluate`` and ``compute()``: ``dtype`` sets the embedder's precision too
+        (``--dtype``), and the device is resolved before any model loads (``resolve_device=False``: left as
+        given, for callers that hand in every model themselves)."""
+        if resolve_device:
+            from ..models.base import resolve_device as best_device
+
+            settings["device"] = best_device(settings.get("device"))  # type: ignore[arg-type]
+        settings.setdefault("embedding_dtype", settings.get("dtype"))
+        return cls(**settings)  # type: ignore[arg-type]
+
     def key(self, data_fingerprint: str) -> str:
         """The journal key: a resumed run reuses only surveys scored under the same key.
 
-        Fields that cannot change the numbers of the requested metrics are left out, and fields added
-        later are left out at their defaults, so journals written before they existed keep their key.
+        Read off each field's key rule (:mod:`surge_dataset.settings`): fields that cannot change the
+        numbers of the requested metrics are left out, and fields added later are left out at their
+        defaults, so journals written before they existed keep their key.
         """
-        payload = asdict(self)
-        for name in _SELECTION_FIELDS:  # which surveys are scored, not how: a changed filter keeps the journal
-            payload.pop(name)
-        if not self.judge:
-            for name in _JUDGE_FIELDS:
-                payload.pop(name)
-        if not needed_models(selected_metrics(self), self) & {"nli", "encoder", "ner"}:  # precision: no effect
-            for name in ("dtype", "embedding_dtype", "device"):
-                payload.pop(name)
-        for name, default in _LATER_DEFAULTS.items():
-            if payload.get(name) == default:
-                payload.pop(name, None)
-        payload = json.dumps({**payload, "data": data_fingerprint}, sort_keys=True)
-        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+        models = bool(needed_models(selected_metrics(self), self) & {"nli", "encoder", "ner"})
+        payload = key_payload(self, judge=bool(self.judge), models=models)
+        text = json.dumps({**payload, "data": data_fingerprint}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-_JUDGE_FIELDS = ("judge", "judge_weighted", "judge_max_tries", "judge_style", "prompts_version", "judge_repeats",
-                 "judge_temperature")
-_SELECTION_FIELDS = ("min_cites", "exclude_empty")
-_LATER_DEFAULTS: dict[str, object] = {"alce_backend": "nli", "ner_model": DEFAULT_NER_MODEL, "judge_repeats": 1,
-                                      "judge_temperature": None}
+@dataclass
+class RunOptions:
+    """How an evaluation run goes: never changes a number, so never in the journal key or the results' config."""
 
-
-def _metric_names(text: str | Sequence[str]) -> list[str]:
-    return [t.strip() for t in (text.split(",") if isinstance(text, str) else text) if t.strip()]
+    batch_size: int = setting(32, key="never", help="Model batch size (NLI, embedder, NER).")
+    cache_dir: Path | None = setting(
+        None, key="never", help="Model-output cache folder (default $SURGE_CACHE or ~/.cache/surge).")
+    base_url: str | None = setting(
+        None, key="never", help="OpenAI-compatible server for openai: judges (vLLM, llama.cpp).")
+    judge_concurrency: int = setting(8, key="never", help="Judge requests in flight at once (openai: judges).")
+    judge_timeout: float = setting(120.0, key="never", help="Seconds per judge request before it is retried.")
+    judge_batch_size: int = setting(8, key="never", help="Prompts per batch for hf:/gguf: judges.")
 
 
 def parse_metrics(text: str | Sequence[str], *, judge: bool = False) -> list[str]:
@@ -158,21 +224,21 @@ def parse_metrics(text: str | Sequence[str], *, judge: bool = False) -> list[str
     """
     known = registry()
     chosen: set[str] = set()
-    for name in _metric_names(text):
+    for name in parse_list(text):
         if name in ALIASES:
             chosen.update(m.name for m in known.values() if name in m.groups and (judge or not m.judged))
         elif name in known:
             if known[name].judged and not judge:
-                raise ValueError(f"metric {name!r} needs an LLM judge: pass --judge (e.g. openai:gpt-4o)")
+                raise SettingError(f"metric {name!r} needs an LLM judge: pass --judge (e.g. openai:gpt-4o)")
             chosen.add(name)
         else:
-            raise ValueError(f"unknown metric(s) {[name]}; choose from {', '.join(known)}, 'all' or 'surveygen'")
+            raise UnknownNameError("metric", name, [*known, *ALIASES], extra="; `surge metrics list` shows them all")
     return [m for m in known if m in chosen]
 
 
 def skipped_without_judge(text: str | Sequence[str]) -> list[str]:
     """Judged metrics an alias would have included had a judge been given (for a note to the user)."""
-    names = [n for n in _metric_names(text) if n in ALIASES]
+    names = [n for n in parse_list(text) if n in ALIASES]
     return [m.name for m in registry().values() if m.judged and any(n in m.groups for n in names)]
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..vocabulary import MODEL_KINDS, UnknownNameError
+
 if TYPE_CHECKING:
     from .config import EvaluationConfig
     from .prepare import PreparedSurvey
@@ -33,8 +35,6 @@ __all__ = [
     "registry",
 ]
 
-#: The model kinds a metric can ask for; the runner builds each at most once per run.
-MODEL_KINDS = ("nli", "encoder", "judge", "ner")
 ENTRY_POINT_GROUP = "surge.metrics"
 
 
@@ -168,8 +168,16 @@ _REGISTRY: dict[str, Metric] = {}
 _LOADED = False
 
 
-def register(metric: type[Metric] | Metric) -> Any:
-    """Add a metric (class or instance) to the registry; usable as a class decorator. Names are unique."""
+def register(metric: type[Metric] | Metric, *, replace: bool = False) -> Any:
+    """Add a metric (class or instance) to the registry; usable as a class decorator. Names are unique.
+
+    A name another metric has is settled by :mod:`surge_dataset.registries`' rule: a built-in keeps its
+    name whatever is installed, two installed packages declaring one name are a
+    :class:`~surge_dataset.registries.NameClashError`, and code takes a built-in's or an earlier
+    registration's name only with ``replace=True``.
+    """
+    from ..registries import provider_of, settle_registration
+
     instance = metric() if isinstance(metric, type) else metric
     for attribute in ("name", "keys"):
         if not getattr(instance, attribute, None):
@@ -179,7 +187,13 @@ def register(metric: type[Metric] | Metric) -> Any:
         raise ValueError(f"metric {instance.name!r} needs unknown model kinds {sorted(unknown)}; known: {MODEL_KINDS}")
     existing = _REGISTRY.get(instance.name)
     if existing is not None and type(existing) is not type(instance):
-        raise ValueError(f"a metric named {instance.name!r} is already registered ({type(existing).__name__})")
+        where = {"group": ENTRY_POINT_GROUP, "builtin_modules": [f"{__package__}.metrics"]}
+        if not settle_registration(
+            "metric", instance.name, provider_of(type(existing), **where),
+            provider_of(type(instance), **where), replace=replace,
+            pick="register({target}, replace=True) before the registry is first read",
+        ):
+            return metric
     taken = {key: other.name for other in _REGISTRY.values() if other.name != instance.name for key in other.keys}
     clash = [key for key in instance.keys if key in taken]
     if clash:
@@ -212,7 +226,9 @@ def registry() -> dict[str, Metric]:
 
 
 def get_metric(name: str) -> Metric:
+    """The registered metric ``name``; :class:`~surge_dataset.vocabulary.UnknownNameError` (a ``KeyError``)
+    naming the closest registered name otherwise."""
     try:
         return registry()[name]
     except KeyError:
-        raise KeyError(f"unknown metric {name!r}; known: {', '.join(registry())}") from None
+        raise UnknownNameError("metric", name, registry()) from None

@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from .metric import MODEL_KINDS, ModelSet
+from ..vocabulary import MODEL_KINDS
+from .config import RunOptions
+from .metric import ModelSet
 
 __all__ = ["LazyModel", "PrefetchedEncoder", "PrefetchedNLI", "build_models", "is_built", "judge_report", "model_factories",
            "unwrap"]
@@ -129,18 +131,12 @@ def judge_report(judge: Any) -> dict[str, Any]:
     return report
 
 
-def model_factories(
-    config: Any,
-    *,
-    batch_size: int = 32,
-    cache_dir: Any = None,
-    base_url: str | None = None,
-    judge_concurrency: int = 8,
-    judge_timeout: float = 120.0,
-    judge_batch_size: int = 8,
-) -> dict[str, Callable[[], Any]]:
-    """How to build each model kind from a config (names, device, precision): the CLI and
-    :func:`~surge_dataset.evaluation.compute` share these, so both load models one way."""
+def model_factories(config: Any, options: RunOptions | None = None) -> dict[str, Callable[[], Any]]:
+    """How to build each model kind from a config (names, device, precision) and the run options (batch
+    sizes, cache, server): the CLI and :func:`~surge_dataset.evaluation.compute` share these, so both load
+    models one way."""
+    run = options or RunOptions()
+    batch_size, cache_dir = run.batch_size, run.cache_dir
 
     def nli() -> Any:
         from ..models.nli import NLIScorer
@@ -159,8 +155,9 @@ def model_factories(
 
         if not config.judge:
             raise ValueError("the selected metrics need an LLM judge: pass judge= (e.g. openai:gpt-4o)")
-        llm = make_llm(config.judge, base_url=base_url, concurrency=judge_concurrency, timeout=judge_timeout,
-                       device=config.device, batch_size=judge_batch_size, cache_dir=cache_dir)
+        llm = make_llm(config.judge, base_url=run.base_url, concurrency=run.judge_concurrency,
+                       timeout=run.judge_timeout, device=config.device, batch_size=run.judge_batch_size,
+                       cache_dir=cache_dir)
         extra = {"sample_temperature": config.judge_temperature} if config.judge_temperature else {}
         return Judge(llm, max_tries=config.judge_max_tries, weighted=config.judge_weighted, **extra)
 

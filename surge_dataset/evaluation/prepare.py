@@ -20,6 +20,7 @@ from ..metadata import installed_versions
 from ..records import Paper, Survey
 from ..scoring.citations import CitationInstance
 from ..survey import GeneratedSurvey, parse_survey, read_survey_file
+from ..vocabulary import OFFICIAL
 
 
 @dataclass
@@ -82,7 +83,7 @@ def discover_passages(
             found.append((int(entry.name), files[0]))
         elif len(markdown) == 1:
             found.append((int(entry.name), markdown[0]))
-        elif protocol == "official" and (listed := _listed_markdown(entry)):
+        elif protocol == OFFICIAL and (listed := _listed_markdown(entry)):
             found.append((int(entry.name), listed[0]))
         else:
             failures.append(
@@ -111,7 +112,7 @@ def resolve_citations(
     if corpus is None or not numbers:
         return dict.fromkeys(numbers), {}, citations
     # the released evaluator's dict also "resolves" a letterless title (see Corpus.resolve_rows)
-    resolved = corpus.resolve(titles, empty_matches=parsed.protocol == "official")
+    resolved = corpus.resolve(titles, empty_matches=parsed.protocol == OFFICIAL)
     papers = {p.doc_id: p for p in corpus.get(sorted({d for d in resolved if d is not None})) if p is not None}
     return dict(zip(numbers, resolved, strict=True)), papers, citations
 

@@ -18,6 +18,7 @@ import numpy as np
 from ..data.dataset import SurgeData
 from ..filters import SurveyFilter, split_entries
 from ..io import JsonlJournal, atomic_write_json, atomic_write_text
+from ..vocabulary import RELEASED
 from .config import EvaluationConfig, judge_settings, result_keys, selected_metrics
 from .metric import Metric, ModelSet, Requests, diagnostic, needed_models
 from .models import build_models, is_built, judge_report, unwrap
@@ -82,7 +83,7 @@ def score_survey(
     for metric in selected_metrics(config):
         output = metric.score(prepared, models, config)
         values = dict(output.values)
-        if config.aggregate == "released" and metric.released_zero:
+        if config.aggregate == RELEASED and metric.released_zero:
             undefined = [k for k, v in values.items() if v is None]
             values.update(dict.fromkeys(undefined, 0.0))
             if undefined:
@@ -149,7 +150,7 @@ def _average(
     means, counted = {}, {}
     for key in keys:
         values = [r[key] for r in surveys.values() if r.get(key) is not None]
-        if aggregate == "released" and (zero_keys is None or key in zero_keys):
+        if aggregate == RELEASED and (zero_keys is None or key in zero_keys):
             values += [0.0] * (len(surveys) - len(values) + failed_folders)
         means[key] = float(np.mean(values)) if values else None
         counted[key] = len(values)

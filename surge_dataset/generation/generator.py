@@ -12,7 +12,11 @@ A generator is found by ``surge generate --system NAME`` (or :func:`get_generato
        [project.entry-points."surge.generators"]
        rag = "baselines.rag:RAG"
 
-The core never imports a generator's package by name.
+The core never imports a generator's package by name. Two providers of one name are settled by the rule
+of :mod:`surge_dataset.registries`: a built-in name (an entry point of surge-bench itself) keeps its
+system whatever is installed; two installed packages declaring one name are a ``NameClashError`` when
+that name is asked for; the decorator takes an installed package's name, but a built-in's or an earlier
+registration's only with ``replace=True``.
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ import importlib
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
-from importlib import metadata
 from typing import Any, ClassVar
 
 from ..errors import SurgeError
 from ..records import Paper
+from ..registries import IN_PROCESS, Provider, choose, entry_point_providers, settle_registration
+from ..vocabulary import UnknownNameError
 from .draft import Draft, Topic
 from .llm_calls import RecordingLLM
 
@@ -167,33 +172,47 @@ def _check(cls: Any, origin: str) -> type[Generator]:
     return cls
 
 
-def register_generator(cls: type[Generator]) -> type[Generator]:
+def register_generator(cls: type[Generator] | None = None, *, replace: bool = False) -> Any:
     """Class decorator: make a generator available to :func:`get_generator` / ``--system`` by its name.
 
     For a generator defined in this process (a script, a notebook, a test). An installed package
     declares its generators in the ``surge.generators`` entry-point group instead (no import needed).
+    It wins over an installed package's entry point of the same name; taking a built-in system's name
+    or one registered before needs ``replace=True`` (``@register_generator(replace=True)``).
     """
-    _REGISTRY[_check(cls, cls.__name__ if isinstance(cls, type) else repr(cls)).name] = cls
+    if cls is None:
+        return lambda target: register_generator(target, replace=replace)
+    cls = _check(cls, cls.__name__ if isinstance(cls, type) else repr(cls))
+    new = Provider(f"{cls.__module__}:{cls.__qualname__}", IN_PROCESS, obj=cls)
+    if cls.name in _REGISTRY:
+        earlier = _REGISTRY[cls.name]
+        taken: Provider | None = Provider(f"{earlier.__module__}:{earlier.__qualname__}", IN_PROCESS, obj=earlier)
+    else:
+        taken = next((p for p in _entry_points().get(cls.name, []) if p.builtin), None)
+    settle_registration("generator", cls.name, taken, new, replace=replace, pick=_PICK)
+    _REGISTRY[cls.name] = cls
     return cls
 
 
-def _entry_points() -> dict[str, metadata.EntryPoint]:
-    """The ``surge.generators`` entry points by name (the first one wins when two packages declare a name)."""
-    found: dict[str, metadata.EntryPoint] = {}
-    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(entry_point.name, entry_point)
-    return found
+#: How a user chooses one of two providers of a generator name (the end of a clash message).
+_PICK = "--system {target}"
+
+
+def _entry_points() -> dict[str, list[Provider]]:
+    """The ``surge.generators`` entry points by name: every distinct provider, built-ins first (none loaded)."""
+    return entry_point_providers(ENTRY_POINT_GROUP)
 
 
 def _load_entry_point(name: str) -> type[Generator] | None:
     with _LOCK:
         if name in _LOADED:
             return _LOADED[name]
-        entry_point = _entry_points().get(name)
-        if entry_point is None:
+        providers = _entry_points().get(name)
+        if not providers:
             return None
-        origin = f"entry point {name!r} ({entry_point.value}) of {ENTRY_POINT_GROUP!r}"
-        cls = _check(entry_point.load(), origin)
+        provider = choose("generator", name, providers, pick=_PICK)
+        origin = f"entry point {name!r} ({provider.target}) of {ENTRY_POINT_GROUP!r}"
+        cls = _check(provider.load(), origin)
         if cls.name != name:
             raise ValueError(f"{origin} loads {cls.__name__}, whose name is {cls.name!r}: the two must agree")
         _LOADED[name] = cls
@@ -209,7 +228,7 @@ def _generator_class(name: str) -> type[Generator]:
         return cls
     cls = _REGISTRY.get(name) or _load_entry_point(name)
     if cls is None:
-        raise KeyError(f"no generator named {name!r}; known: {', '.join(available_generators())}")
+        raise UnknownNameError("generator", name, available_generators())
     return cls
 
 
@@ -219,5 +238,9 @@ def available_generators() -> list[str]:
 
 
 def get_generator(name: str, **options: Any) -> Generator:
-    """A generator by name (``rag``, ``autosurvey`` ..., see :mod:`this module <.generator>`) or ``module:Class``."""
+    """A generator by name (``rag``, ``autosurvey`` ..., see :mod:`this module <.generator>`) or ``module:Class``.
+
+    An unknown name is a :class:`~surge_dataset.vocabulary.UnknownNameError` (a ``KeyError``) naming the
+    closest known one; a name two installed packages declare, a ``NameClashError`` (a ``ValueError``).
+    """
     return _generator_class(name)(**options)

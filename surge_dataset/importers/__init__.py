@@ -40,9 +40,9 @@ public names are re-exported here.
 from __future__ import annotations
 
 from .convert import convert_document
-from .formats import read_documents
+from .formats import FORMATS, READERS, read_documents
 from .markdown import read_markdown
-from .records import DEFAULT_THRESHOLD, FORMATS, PeerDocument, RefEntry
+from .records import DEFAULT_THRESHOLD, PeerDocument, RefEntry
 from .records import NEAR_MISS as NEAR_MISS
 from .records import STORM_ARTICLES as STORM_ARTICLES
 from .records import TEXT_SUFFIXES as TEXT_SUFFIXES
@@ -53,6 +53,7 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "FORMATS",
     "ImportReport",
+    "READERS",
     "PeerDocument",
     "RefEntry",
     "TitleMatcher",

@@ -1,16 +1,24 @@
 """Readers per source format (``markdown``, ``autosurvey`` / ``surveyforge``, ``storm``, ``llmxmr``): each
-yields :class:`PeerDocument` records, or ``(source, reason)`` for what it has to skip."""
+yields :class:`PeerDocument` records, or ``(source, reason)`` for what it has to skip.
+
+:data:`READERS` is the one list of formats: :data:`FORMATS` (and so ``surge import --format``) is read off
+it, and ``tests/test_registries.py`` checks it names the words of :data:`~surge_dataset.vocabulary.ImportFormat`.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..survey import decode_survey_bytes
+from ..vocabulary import ImportFormat, check_choice
 from .markdown import read_markdown
-from .records import FORMATS, STORM_ARTICLES, TEXT_SUFFIXES, PeerDocument, RefEntry
+from .records import STORM_ARTICLES, TEXT_SUFFIXES, PeerDocument, RefEntry
+
+#: What a reader yields: a peer survey, or ``(source, reason)`` for an input it has to skip.
+Item = PeerDocument | tuple[str, str]
 
 # ------------------------------------------------------------------------------------------ readers
 
@@ -31,7 +39,7 @@ def _pick_file(folder: Path) -> tuple[Path | None, str | None]:
     return None, f"{len(files)} text files and {len(markdown)} Markdown files: cannot tell which is the survey"
 
 
-def _markdown_documents(root: Path, title_citations: bool) -> Iterator[PeerDocument | tuple[str, str]]:
+def _markdown_documents(root: Path, title_citations: bool) -> Iterator[Item]:
     for entry in sorted(root.iterdir()):
         if entry.name.startswith("."):
             continue
@@ -48,7 +56,7 @@ def _markdown_documents(root: Path, title_citations: bool) -> Iterator[PeerDocum
         yield read_markdown(_read_text(path), key, str(path), title_citations=title_citations)
 
 
-def _storm_documents(root: Path) -> Iterator[PeerDocument | tuple[str, str]]:
+def _storm_documents(root: Path) -> Iterator[Item]:
     folders = [root] if any((root / name).is_file() for name in STORM_ARTICLES) else sorted(
         p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     for folder in folders:
@@ -81,7 +89,7 @@ def _llmxmr_records(path: Path) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def _llmxmr_documents(root: Path) -> Iterator[PeerDocument | tuple[str, str]]:
+def _llmxmr_documents(root: Path) -> Iterator[Item]:
     files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.suffix in (".jsonl", ".json"))
     for path in files:
         try:
@@ -107,18 +115,39 @@ def _llmxmr_documents(root: Path) -> Iterator[PeerDocument | tuple[str, str]]:
             yield doc
 
 
-def read_documents(fmt: str, source: str | Path) -> Iterator[PeerDocument | tuple[str, str]]:
+def _markdown_files(root: Path, title_citations: bool) -> Iterator[Item]:
+    """One Markdown file, or a folder of them (``DIR/<name>/<one file>`` or ``DIR/<name>.md``)."""
+    if root.is_file():
+        return iter([read_markdown(_read_text(root), root.stem, str(root), title_citations=title_citations)])
+    return _markdown_documents(root, title_citations=title_citations)
+
+
+def _markdown_reader(root: Path) -> Iterator[Item]:
+    return _markdown_files(root, title_citations=False)
+
+
+def _autosurvey_reader(root: Path) -> Iterator[Item]:
+    """AutoSurvey's Markdown; ``[Title A; Title B]`` cite titles when there is no numbered list (its drafts)."""
+    return _markdown_files(root, title_citations=True)
+
+
+#: The one table of ``surge import`` formats: format name -> reader of a file or folder (in help order).
+READERS: dict[ImportFormat, Callable[[Path], Iterator[Item]]] = {
+    "autosurvey": _autosurvey_reader,
+    "storm": _storm_documents,
+    "llmxmr": _llmxmr_documents,
+    "surveyforge": _autosurvey_reader,  # SurveyForge writes AutoSurvey's format
+    "markdown": _markdown_reader,
+}
+FORMATS: tuple[ImportFormat, ...] = tuple(READERS)
+
+
+def read_documents(fmt: str, source: str | Path) -> Iterator[Item]:
     """Every peer survey under ``source`` in format ``fmt``; a ``(path, reason)`` pair for each input that
-    cannot be read as one."""
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    cannot be read as one. An unknown ``fmt`` is a :class:`~surge_dataset.vocabulary.ChoiceError`
+    (a ``ValueError``) naming the formats and the closest one."""
+    check_choice("format", fmt, FORMATS)
     root = Path(source)
     if not root.exists():
         raise FileNotFoundError(f"{root}: no such file or folder")
-    if fmt == "storm":
-        return _storm_documents(root)
-    if fmt == "llmxmr":
-        return _llmxmr_documents(root)
-    if root.is_file():
-        return iter([read_markdown(_read_text(root), root.stem, str(root), title_citations=fmt != "markdown")])
-    return _markdown_documents(root, title_citations=fmt in ("autosurvey", "surveyforge"))
+    return READERS[fmt](root)  # type: ignore[index]  # checked above

@@ -1,10 +1,12 @@
-"""The records of an import: one peer survey before conversion and its reference entries; the formats."""
+"""The records of an import: one peer survey before conversion and its reference entries; the constants.
+
+The formats are listed once, as the readers in :data:`.formats.READERS`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-FORMATS = ("autosurvey", "storm", "llmxmr", "surveyforge", "markdown")
+#: ``--threshold``: a fuzzy title match needs rapidfuzz ``fuzz.ratio`` (0-100) on processed titles at least this.
 DEFAULT_THRESHOLD = 90.0
 #: Unresolved titles whose best corpus candidate scores at least threshold - NEAR_MISS are reported with it.
 NEAR_MISS = 15.0

@@ -5,11 +5,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import SurgeError
+from ..vocabulary import BACKEND_KINDS, GGUF, HF, OPENAI, BackendKind
 
 __all__ = [
     "BACKEND_KINDS",
@@ -23,10 +24,16 @@ __all__ = [
     "LLMStats",
     "as_conversation",
     "as_messages",
+    "backend_kind",
 ]
+__all__ += ["GGUF", "HF", "OPENAI"]  # the backend kinds, defined in surge_dataset.vocabulary
 
-BACKEND_KINDS: tuple[str, ...] = ("openai", "hf", "gguf")
-BackendKind = Literal["openai", "hf", "gguf"]
+
+def backend_kind(spec: str) -> BackendKind | None:
+    """The backend of ``openai:gpt-4o``-style spec text (``None`` when it names none), without validating the rest."""
+    kind = str(spec).partition(":")[0].strip().lower()
+    return kind if kind in BACKEND_KINDS else None  # type: ignore[return-value]
+
 
 #: A chat conversation in hashable form: ((role, content), ...). Hashable so it can key memos.
 Conversation = tuple[tuple[str, str], ...]

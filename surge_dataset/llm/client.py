@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..models.cache import CacheDir
+from ..vocabulary import OPENAI
 from .base import (
     BackendSpec,
     ChatBackend,
@@ -189,7 +190,7 @@ def make_llm(
     """
     parsed = spec if isinstance(spec, BackendSpec) else BackendSpec.parse(spec)
     backend: ChatBackend
-    if parsed.kind == "openai":
+    if parsed.kind == OPENAI:
         from .openai_backend import OpenAIBackend
 
         backend = OpenAIBackend(parsed.model, base_url=base_url, concurrency=concurrency, timeout=timeout,

@@ -30,6 +30,7 @@ from typing import Literal
 import numpy as np
 
 from ..prompts import get_prompt
+from ..vocabulary import JUDGE_STYLES, RELEASED_STYLE
 from .base import Conversation, GenerationSettings, as_conversation
 from .client import LLM
 from .parse import parse_points, parse_score, parse_score_strict
@@ -37,7 +38,6 @@ from .parse import parse_points, parse_score, parse_score_strict
 __all__ = ["JUDGE_STYLES", "REPEAT_TEMPERATURE", "Judge", "JudgeOutcome", "JudgeRequest", "JudgeStats",
            "style_settings"]
 
-JUDGE_STYLES = ("surge", "released")
 #: The released evaluator's judge settings (protocol.md §4).
 RELEASED_SCORE_TOKENS = 100
 RELEASED_TEMPERATURE = 1.0
@@ -179,7 +179,7 @@ class Judge:
 
     def _parse(self, request: JudgeRequest, answer: str | None) -> int | tuple[str, ...] | None:
         if request.kind == "score":
-            if self._style(request) == "released":
+            if self._style(request) == RELEASED_STYLE:
                 return parse_score_strict(answer, request.low, request.high)
             return parse_score(answer, request.low, request.high)
         points = parse_points(answer, request.max_points)
@@ -250,7 +250,7 @@ class Judge:
 
     def _reasks(self, request: JudgeRequest) -> bool:
         """Released style re-asks a score question unchanged instead of following up in the conversation."""
-        return request.kind == "score" and self._style(request) == "released"
+        return request.kind == "score" and self._style(request) == RELEASED_STYLE
 
     def _add_weighted(self, requests: list[JudgeRequest], outcomes: list[JudgeOutcome]) -> list[JudgeOutcome]:
         result = list(outcomes)

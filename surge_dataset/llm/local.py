@@ -32,6 +32,7 @@ import numpy as np
 
 from ..models.base import load_model, model_fingerprint
 from ..models.threads import ThreadChoice, configure_threads
+from ..vocabulary import GGUF
 from .base import (
     BackendSpec,
     Completion,
@@ -151,7 +152,7 @@ class TransformersBackend:
         self._tokenizer: Any = None
         self._context_length: int | None = None
         self._lock = threading.Lock()
-        if spec.kind == "gguf":
+        if spec.kind == GGUF:
             self._source, self._gguf_file = gguf_location(spec.model)
         else:
             self._source, self._gguf_file = spec.model, None

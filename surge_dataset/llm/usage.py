@@ -11,6 +11,9 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..errors import SettingError
+from ..vocabulary import GGUF, HF
+
 __all__ = ["ESTIMATE_METHOD", "TokenCounter", "estimate_tokens", "load_tokenizer", "parse_price", "price"]
 
 #: How a count is labelled when no tokenizer was used.
@@ -32,10 +35,10 @@ def load_tokenizer(spec: str) -> Any:
         from .local import gguf_location
 
         parsed = BackendSpec.parse(spec)
-        if parsed.kind == "gguf":
+        if parsed.kind == GGUF:
             folder, name = gguf_location(parsed.model)
             return AutoTokenizer.from_pretrained(folder, gguf_file=name, trust_remote_code=False)
-        if parsed.kind == "hf":
+        if parsed.kind == HF:
             return AutoTokenizer.from_pretrained(parsed.model, trust_remote_code=False)
     except Exception:  # noqa: BLE001 - counting is best effort; fall back to the estimate
         return None
@@ -97,13 +100,13 @@ def parse_price(text: str | None) -> tuple[float, float] | None:
     """``--price-per-1k IN,OUT`` (currency per 1,000 input and output tokens) -> (IN, OUT); None for none."""
     if text is None or not str(text).strip():
         return None
-    parts = [p.strip() for p in str(text).split(",")]
+    parts = [p.strip() for p in str(text).split(",")]  # not parse_list: "1,,2" is an error, not a pair
     try:
         values = [float(p) for p in parts]
     except ValueError:
         values = []
     if len(values) != 2 or any(v < 0 for v in values):
-        raise ValueError(f"--price-per-1k {text!r}: expected two non-negative numbers IN,OUT, e.g. 0.0025,0.01")
+        raise SettingError(f"--price-per-1k {text!r}: expected two non-negative numbers IN,OUT, e.g. 0.0025,0.01")
     return values[0], values[1]
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..vocabulary import RELEASED, parse_list
 from .constants import (
     EXTRA_COLUMNS,
     NON_METRIC_KEYS,
@@ -186,7 +187,7 @@ def comparability_warnings(systems: Sequence[SystemResults]) -> list[str]:
     warnings = []
     for s in systems:  # the report's means are over evaluated surveys; results.json's released mean is not
         failed = [f for f in s.failures if f.get("survey_id") is not None]
-        if failed and s.config.get("aggregate") == "released":
+        if failed and s.config.get("aggregate") == RELEASED:
             warnings.append(f"{s.name}: {len(failed)} survey folder(s) failed; results.json's average counts them 0 "
                             "(--aggregate released) while this report's means leave them out")
     for key, needs in checks.items():
@@ -213,7 +214,7 @@ def select_metrics(systems: Sequence[SystemResults], requested: str | Sequence[s
     if requested is None or (isinstance(requested, str) and not requested.strip()):
         table4 = [m for m in present if m in TABLE4_COLUMNS]
         return table4 or present
-    names = [t.strip() for t in (requested.split(",") if isinstance(requested, str) else requested) if t.strip()]
+    names = parse_list(requested)
     if "all" in names:
         return present
     from ..evaluation import METRIC_KEYS

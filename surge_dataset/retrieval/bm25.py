@@ -28,11 +28,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..data.validate import SurgeDataError
 from ..output_folder import check_output_folder, replacing_output_folder
 from .common import (
     DOC_DAYS,
     DOC_IDS,
     Hit,
+    IndexKindError,
     allowed_mask,
     batch_texts,
     group_by_cutoff,
@@ -175,7 +177,7 @@ def build_bm25_index(
         n_docs += batch.num_rows
         say(f"bm25: tokenised {n_docs:,} papers, {len(tokenizer.vocab):,} terms")
     if n_docs == 0:
-        raise ValueError("the corpus is empty: nothing to index")
+        raise SurgeDataError(getattr(data, "path", "the dataset"), "the corpus holds no paper: nothing to index")
 
     vocab = tokenizer.vocab  # stem -> term id, "" included (bm25s' empty-document token)
     n_terms = len(vocab)
@@ -248,7 +250,7 @@ class BM25Index:
         index_dir = Path(index_dir)
         manifest = read_manifest(index_dir)
         if manifest.get("kind") != "bm25":
-            raise ValueError(f"{index_dir} is a {manifest.get('kind')} index, not bm25")
+            raise IndexKindError(f"{index_dir} is a {manifest.get('kind')} index, not bm25")
         retriever = bm25s.BM25.load(str(index_dir / BM25S_DIR), mmap=True, show_progress=False)
         return cls(
             retriever,

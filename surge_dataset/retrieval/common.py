@@ -18,7 +18,9 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 
+from ..errors import SurgeError
 from ..io import atomic_write_json
+from ..records import OFFICIAL_FILES
 
 MANIFEST = "surge_index.json"
 DOC_IDS = "doc_ids.npy"
@@ -27,6 +29,33 @@ DOC_DAYS = "doc_days.npy"
 UNKNOWN_DAY = np.iinfo(np.int32).min
 _EPOCH = _dt.date(1970, 1, 1)
 _DATE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
+
+
+class IndexNotFoundError(SurgeError, FileNotFoundError):
+    """``--index`` names no complete surge index (no ``surge_index.json``, a missing FAISS file or shard)."""
+
+
+class IndexKindError(SurgeError, ValueError):
+    """An index folder opened as another kind than its manifest says (``BM25Index.load`` on a dense index)."""
+
+
+class MissingConfigError(SurgeError, FileNotFoundError):
+    """A dataset built without the official file a step needs (``corpus.json`` for an index or an export,
+    ``queries.json`` for ``--query-type questions``)."""
+
+
+def require_config(data: Any, config: str, needed_for: str) -> None:
+    """Raise :class:`MissingConfigError` unless ``data`` (a :class:`SurgeData`) holds ``config``.
+
+    Objects without a ``configs`` list (duck-typed stand-ins) are taken at their word.
+    """
+    configs = getattr(data, "configs", None)
+    if configs is None or config in configs:
+        return
+    raise MissingConfigError(
+        f"{getattr(data, 'path', data)}: this dataset has no '{config}' config ({OFFICIAL_FILES.get(config, config)} "
+        f"was absent when it was built) and {needed_for} needs it; rebuild the dataset with that file"
+    )
 
 
 def document_text(title: str | None, abstract: str | None) -> str:
@@ -83,6 +112,7 @@ def day_to_iso(day: int | None) -> str | None:
 
 def iter_corpus(data: Any, columns: Sequence[str], batch_size: int = 65536) -> Iterator[pa.RecordBatch]:
     """Corpus record batches in corpus order, from a :class:`SurgeData` (or anything with that method)."""
+    require_config(data, "corpus", "indexing or exporting the corpus")
     yield from data.iter_corpus_batches(list(columns), batch_size=batch_size)
 
 
@@ -99,7 +129,7 @@ def write_manifest(index_dir: str | Path, manifest: dict[str, Any]) -> None:
 def read_manifest(index_dir: str | Path) -> dict[str, Any]:
     path = Path(index_dir) / MANIFEST
     if not path.is_file():
-        raise FileNotFoundError(
+        raise IndexNotFoundError(
             f"{index_dir}: not a surge index (no {MANIFEST}); build one with `surge index bm25|dense`"
         )
     return json.loads(path.read_text(encoding="utf-8"))

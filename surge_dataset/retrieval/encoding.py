@@ -28,8 +28,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ..errors import OutputFolderError, SettingError
 from ..io import atomic_write_json
+from ..models.base import load_model
 from ..output_folder import check_output_folder
+from ..vocabulary import check_choice
 from .common import batch_texts, iter_corpus, read_manifest
 from .encoder import DenseEncoder, model_fingerprint
 from .faiss_index import FAISS_KINDS, build_faiss
@@ -109,8 +112,7 @@ def encode_corpus(
     import torch
     from accelerate import PartialState
 
-    if faiss_index not in FAISS_KINDS:
-        raise ValueError(f"faiss_index must be one of {FAISS_KINDS}, got {faiss_index!r}")
+    check_choice("faiss_index", faiss_index, FAISS_KINDS)
     say = progress or logger.info
     # cpu=True without CUDA: otherwise a `--multi_gpu` launch on CPUs would give N independent
     # single-process states that all believe they are the main process.
@@ -129,6 +131,9 @@ def encode_corpus(
     # itself or another kind of output; only an index of ours is discarded with --overwrite.
     ours = check_output_folder(out, "index", inputs=[("--data", getattr(data, "path", None))],
                                overwrite=overwrite, adds_to_existing=True)
+    if not Path(model_path).is_dir():  # before --overwrite discards anything and encoding.json names it
+        raise SettingError(f"--model {model_path}: no such folder; pass a retriever checkpoint "
+                           "(training/train_retriever.py output) or a Hugging Face model folder")
     if overwrite and ours and state.is_main_process:
         shutil.rmtree(out)
     state.wait_for_everyone()
@@ -136,19 +141,20 @@ def encode_corpus(
         previous = json.loads(encoding_file.read_text(encoding="utf-8"))
         if previous != spec:
             changed = sorted(k for k in spec if previous.get(k) != spec[k])
-            raise FileExistsError(
+            raise OutputFolderError(
                 f"{out} holds embeddings of a different run (differs in: {', '.join(changed)}); "
                 "pass --overwrite or choose another --out"
             )
     elif out.exists() and any(out.iterdir()):
-        raise FileExistsError(f"{out} exists and is not an encoding folder; pass --overwrite or another --out")
+        raise OutputFolderError(f"{out} exists and is not an encoding folder; pass --overwrite or another --out")
     state.wait_for_everyone()
     if state.is_main_process:
         (out / SHARDS_DIR).mkdir(parents=True, exist_ok=True)
         atomic_write_json(encoding_file, spec)
     state.wait_for_everyone()
 
-    encoder = DenseEncoder(model_path, device=state.device, fp16=fp16, max_doc_length=max_length)
+    encoder = load_model(lambda: DenseEncoder(model_path, device=state.device, fp16=fp16, max_doc_length=max_length),
+                         str(model_path), ["the dense index"], "--model")
     report = EncodeReport()
     mine = _papers_of_process(data, shard_size, state.process_index, state.num_processes)
     papers_done = 0

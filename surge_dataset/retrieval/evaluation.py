@@ -19,6 +19,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import SurgeError
+from ..vocabulary import check_choice
+
 ENGINES: tuple[str, ...] = ("numpy", "ranx")
 METRICS: tuple[str, ...] = (
     "recall@20", "recall@30", "recall@100", "recall@200", "recall@500", "recall@1000", "ndcg@10", "mrr",
@@ -36,6 +39,10 @@ TABLE3: dict[str, dict[str, float]] = {
 }
 
 
+class EmptyQrelsError(SurgeError, ValueError):
+    """Qrels without any query that has a relevant paper (an empty qrels file, or a filter that kept none)."""
+
+
 def evaluate_run(
     run: Mapping[str, Mapping[str, float]] | str | Path,
     qrels: Mapping[str, Mapping[str, int]],
@@ -47,15 +54,15 @@ def evaluate_run(
     ``run`` is ``{qid: {doc_id: score}}`` or a TREC run file; ``qrels`` is ``{qid: {doc_id: rel}}``;
     ``engine`` is ``numpy`` (no compile step) or ``ranx``.
     """
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    check_choice("engine", engine, ENGINES)
     if isinstance(run, (str, Path)):
         from .runs import read_trec_run
 
         run = read_trec_run(run)
     qrels = {str(q): {str(d): int(r) for d, r in docs.items()} for q, docs in qrels.items() if docs}
     if not qrels:
-        raise ValueError("the qrels hold no query with a relevant paper: nothing to evaluate")
+        raise EmptyQrelsError("the qrels hold no query with a relevant paper: nothing to evaluate (an empty qrels "
+                              "file, or --min-cites / --exclude-empty kept no query)")
     run = {str(q): {str(d): float(s) for d, s in docs.items()} for q, docs in run.items() if str(q) in qrels}
     per_query = _per_query_ranx(run, qrels) if engine == "ranx" else _per_query_numpy(run, qrels)
     result: dict[str, Any] = {m: float(sum(v[m] for v in per_query.values()) / len(per_query)) for m in METRICS}

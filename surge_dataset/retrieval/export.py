@@ -26,7 +26,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..output_folder import replacing_output_folder
-from .common import iter_corpus
+from ..vocabulary import check_choice
+from .common import iter_corpus, require_config
 from .runs import load_qrels, load_queries
 
 FORMATS = ("beir", "mteb")
@@ -84,8 +85,8 @@ def export_retrieval(
     overwrite: bool = False,
 ) -> dict[str, int]:
     """Write ``data``'s ``split`` in ``fmt`` (``beir`` or ``mteb``) to ``out``; returns row counts."""
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+    check_choice("format", fmt, FORMATS)
+    require_config(data, "corpus", "an export")  # before the queries are written, not after
     queries = load_queries(data, split, query_type)
     qrels = load_qrels(data, split, query_type)
     queries = [q for q in queries if q.qid in qrels]  # both toolkits drop queries without judgements

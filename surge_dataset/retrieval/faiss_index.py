@@ -12,11 +12,14 @@ from typing import Any
 import numpy as np
 
 from ..io import atomic_path
+from ..models.base import load_model
 from .common import (
     DOC_DAYS,
     DOC_IDS,
     MANIFEST,
     Hit,
+    IndexKindError,
+    IndexNotFoundError,
     allowed_mask,
     group_by_cutoff,
     iter_corpus,
@@ -65,6 +68,10 @@ def build_faiss(
     import faiss
 
     start = time.perf_counter()
+    missing = [i for i in range(n_shards) if not all(p.is_file() for p in shard_paths(out, i))]
+    if missing:  # another process of a multi-process run stopped early
+        raise IndexNotFoundError(f"{out}: embedding shard(s) {', '.join(map(str, missing))} missing; rerun the same "
+                                 "command to finish them")
     ids = np.concatenate([np.load(shard_paths(out, i)[1]) for i in range(n_shards)]) if n_shards else np.zeros(0, np.int64)
     n_docs = len(ids)
     params: dict[str, Any] = {}
@@ -201,9 +208,10 @@ class DenseIndex:
         index_dir = Path(index_dir)
         manifest = read_manifest(index_dir)
         if manifest.get("kind") != "dense":
-            raise ValueError(f"{index_dir} is a {manifest.get('kind')} index, not dense")
+            raise IndexKindError(f"{index_dir} is a {manifest.get('kind')} index, not dense")
         if not (index_dir / MANIFEST).is_file() or not (index_dir / FAISS_FILE).is_file():
-            raise FileNotFoundError(f"{index_dir}: incomplete dense index")
+            raise IndexNotFoundError(f"{index_dir}: incomplete dense index (no {FAISS_FILE}); rerun "
+                                     "`surge index dense` with the same arguments to finish it")
         try:  # flat indexes can be memory-mapped; others are read into memory
             index = faiss.read_index(str(index_dir / FAISS_FILE), faiss.IO_FLAG_MMAP)
         except RuntimeError:
@@ -214,10 +222,11 @@ class DenseIndex:
 
     @property
     def encoder(self) -> DenseEncoder:
-        if self._encoder is None:
-            self._encoder = DenseEncoder(
-                self.model_path, device=self.device, fp16=self.fp16,
-                max_query_length=self.manifest.get("max_query_length"),
+        if self._encoder is None:  # a moved or broken checkpoint: one line naming --model, not a traceback
+            self._encoder = load_model(
+                lambda: DenseEncoder(self.model_path, device=self.device, fp16=self.fp16,
+                                     max_query_length=self.manifest.get("max_query_length")),
+                str(self.model_path), ["the dense index's queries"], "--model",
             )
         return self._encoder
 

@@ -13,6 +13,14 @@ Three sources, in this order of precedence:
        [project.entry-points."surge.indexes"]
        colbert = "my_package.colbert:ColbertIndex"
 
+:data:`BUILTIN_INDEXES` is the one declaration of the built-in kinds: surge-bench's ``pyproject.toml`` does
+not repeat them as entry points (``tests/test_index_registry.py`` keeps it so), since this module, which reads
+them first, needs no installed metadata to find them. Two providers of one kind are settled by the rule of
+:mod:`surge_dataset.registries`: a built-in kind keeps its searcher whatever is installed; two installed
+packages declaring one kind are a ``NameClashError`` when an index of that kind is opened; run-time
+registration takes an installed package's kind, a built-in's or an earlier registration's only with
+``replace=True``.
+
 A searcher needs ``search(queries, k, cutoff_days=None) -> list[list[Hit]]`` and the ``doc_ids`` /
 ``doc_days`` arrays (:class:`~surge_dataset.retrieval.common.Searcher`). :func:`open_index` passes an
 opener only the keyword arguments its signature takes (all of them when it takes ``**kwargs``), so
@@ -22,43 +30,57 @@ what it understands.
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import warnings
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..registries import (
+    BUILT_IN,
+    IN_PROCESS,
+    Provider,
+    choose,
+    entry_point_providers,
+    load,
+    settle_registration,
+)
+from ..vocabulary import UnknownNameError
 from .common import Searcher, read_manifest
 
 ENTRY_POINT_GROUP = "surge.indexes"
 
-#: kind -> "module:attr" of its searcher class (``load`` classmethod) or opener function.
+#: kind -> "module:attr" of its searcher class (``load`` classmethod) or opener function. The one list of the
+#: built-in kinds (not repeated as entry points in pyproject.toml).
 BUILTIN_INDEXES: dict[str, str] = {
     "bm25": "surge_dataset.retrieval.bm25:BM25Index",
     "dense": "surge_dataset.retrieval.dense:DenseIndex",
 }
 
+#: How a user chooses one of two providers of a kind (the end of a clash message).
+_PICK = "register_index({name!r}, {target!r}, replace=True)"
+
 Opener = Callable[..., Searcher]
 _RUNTIME: dict[str, Any] = {}  # kind -> class, callable or "module:attr"
-_ENTRY_POINTS: dict[str, str] | None = None  # kind -> "module:attr", read once
+_ENTRY_POINTS: dict[str, list[Provider]] | None = None  # kind -> its distinct providers, read once
 
 
-def _entry_points() -> dict[str, str]:
+class UnknownIndexKindError(UnknownNameError, ValueError):
+    """An index kind no provider declares, with the closest known one: a ``KeyError`` (what
+    :func:`get_index_opener` raised) and a ``ValueError`` (what :func:`open_index` raised)."""
+
+
+def _entry_points() -> dict[str, list[Provider]]:
     """The ``surge.indexes`` entry points of the installed distributions (read once, nothing imported)."""
     global _ENTRY_POINTS
     if _ENTRY_POINTS is None:
-        found: dict[str, str] = {}
-        for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-            builtin = BUILTIN_INDEXES.get(ep.name)
-            if builtin is not None and ep.value != builtin:
-                warnings.warn(f"entry point {ENTRY_POINT_GROUP}:{ep.name} = {ep.value} ignored: {ep.name!r} is a "
-                              "built-in index kind", stacklevel=2)
-                continue
-            found.setdefault(ep.name, ep.value)
-        _ENTRY_POINTS = found
+        _ENTRY_POINTS = entry_point_providers(ENTRY_POINT_GROUP)
     return _ENTRY_POINTS
+
+
+def _declared(kind: str) -> list[Provider]:
+    """The built-in and installed providers of ``kind``, the built-in first."""
+    builtin = [Provider(BUILTIN_INDEXES[kind], BUILT_IN)] if kind in BUILTIN_INDEXES else []
+    return builtin + _entry_points().get(kind, [])
 
 
 def register_index(kind: str, opener: Any = None, *, replace: bool = False) -> Any:
@@ -66,8 +88,9 @@ def register_index(kind: str, opener: Any = None, *, replace: bool = False) -> A
 
     ``opener``: a class with a ``load(index_dir, **kwargs)`` classmethod, a callable
     ``(index_dir, **kwargs) -> Searcher`` or a ``"module:attr"`` string (imported on first use).
-    Without ``opener``, returns a decorator (``@register_index("toy")`` on the class). Registering a
-    kind that exists raises ``ValueError`` unless ``replace=True``.
+    Without ``opener``, returns a decorator (``@register_index("toy")`` on the class). A kind an installed
+    package declares is taken; a built-in kind or one registered before (with another opener) is a
+    :class:`~surge_dataset.registries.NameClashError` (a ``ValueError``) unless ``replace=True``.
     """
     if opener is None:
         def decorator(target: Any) -> Any:
@@ -77,12 +100,23 @@ def register_index(kind: str, opener: Any = None, *, replace: bool = False) -> A
         return decorator
     if not kind or not isinstance(kind, str):
         raise ValueError(f"an index kind is a non-empty string, got {kind!r}")
-    if not replace and kind in index_kinds():
-        raise ValueError(f"index kind {kind!r} is already registered ({index_kinds()[kind]}); pass replace=True")
     if not (isinstance(opener, str) or callable(opener)):
         raise TypeError(f"opener of {kind!r} must be a class, a callable or a 'module:attr' string, got {opener!r}")
+    new = _runtime_provider(opener)
+    if kind in _RUNTIME:
+        taken: Provider | None = _runtime_provider(_RUNTIME[kind])
+    else:
+        declared = _declared(kind)
+        taken = declared[0] if declared else None
+    settle_registration("index kind", kind, taken, new, replace=replace, pick=_PICK)
     _RUNTIME[kind] = opener
     return opener
+
+
+def _runtime_provider(target: Any) -> Provider:
+    if isinstance(target, str):
+        return Provider(target, IN_PROCESS)
+    return Provider(_describe(target), IN_PROCESS, obj=target)
 
 
 def unregister_index(kind: str) -> None:
@@ -97,8 +131,12 @@ def _describe(target: Any) -> str:
 
 
 def index_kinds() -> dict[str, str]:
-    """Every known kind -> where its opener lives (``module:attr``), without importing any of them."""
-    kinds = {**_entry_points(), **BUILTIN_INDEXES}
+    """Every known kind -> where its opener lives (``module:attr``), without importing any of them.
+
+    A kind two installed packages declare lists both (``a:X | b:Y``); opening it is a ``NameClashError``.
+    """
+    kinds = {kind: " | ".join(p.target for p in providers) for kind, providers in _entry_points().items()}
+    kinds.update(BUILTIN_INDEXES)
     kinds.update({kind: _describe(target) for kind, target in _RUNTIME.items()})
     return dict(sorted(kinds.items()))
 
@@ -108,26 +146,20 @@ def available_index_kinds() -> list[str]:
     return list(index_kinds())
 
 
-def _resolve(spec: str) -> Any:
-    module, _, attr = spec.partition(":")
-    target: Any = importlib.import_module(module)
-    for part in filter(None, attr.split(".")):
-        target = getattr(target, part)
-    return target
-
-
 def get_index_opener(kind: str) -> Opener:
-    """The callable that opens an index folder of ``kind`` (its module imported now, not before)."""
+    """The callable that opens an index folder of ``kind`` (its module imported now, not before).
+
+    An unknown kind is an :class:`UnknownIndexKindError` (a ``KeyError``) naming the closest known one.
+    """
     if kind in _RUNTIME:
         target = _RUNTIME[kind]
-    elif kind in BUILTIN_INDEXES:
-        target = BUILTIN_INDEXES[kind]
-    elif kind in _entry_points():
-        target = _entry_points()[kind]
     else:
-        raise KeyError(kind)
+        declared = _declared(kind)
+        if not declared:
+            raise UnknownIndexKindError("index kind", kind, index_kinds())
+        target = choose("index kind", kind, declared, pick=_PICK).target
     if isinstance(target, str):
-        target = _resolve(target)
+        target = load(target)
     if inspect.isclass(target) and callable(getattr(target, "load", None)):
         return target.load
     return target
@@ -153,15 +185,16 @@ def open_index(index_dir: str | Path, **kwargs: Any) -> Searcher:
     kind = read_manifest(index_dir).get("kind")
     try:
         opener = get_index_opener(str(kind))
-    except KeyError:
-        known = ", ".join(index_kinds()) or "none"
-        raise ValueError(f"{index_dir}: unknown index kind {kind!r} (known: {known})") from None
+    except UnknownIndexKindError:
+        raise UnknownIndexKindError("index kind", str(kind), index_kinds(),
+                                    extra=f", named by {Path(index_dir) / 'surge_index.json'}") from None
     return opener(index_dir, **_accepted(opener, kwargs))
 
 
 __all__ = [
     "BUILTIN_INDEXES",
     "ENTRY_POINT_GROUP",
+    "UnknownIndexKindError",
     "available_index_kinds",
     "get_index_opener",
     "index_kinds",

@@ -24,13 +24,24 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import SurgeError
 from ..filters import SurveyFilter, kept_query_ids
 from ..io import atomic_write_json, atomic_write_text
-from .common import Hit, Searcher, day_to_iso, read_manifest, to_day
+from ..vocabulary import UnknownNameError, check_choice
+from .common import Hit, Searcher, day_to_iso, read_manifest, require_config, to_day
 from .registry import open_index
 
 QUERY_TYPES = ("titles", "questions")
 META_SUFFIX = ".meta.json"
+
+
+class RunNotFoundError(SurgeError, FileNotFoundError):
+    """A TREC run or qrels file that does not exist (``--run``)."""
+
+
+class RunFormatError(SurgeError, ValueError):
+    """A TREC run or qrels file, or a run's ``.meta.json`` sidecar, that cannot be read: the message names
+    the file and the line."""
 
 
 @dataclass(frozen=True)
@@ -43,15 +54,22 @@ class RetrievalQuery:
     date: str | None
 
 
-def _check_type(query_type: str) -> None:
-    if query_type not in QUERY_TYPES:
-        raise ValueError(f"query type must be one of {QUERY_TYPES}, got {query_type!r}")
+def _check_query_set(data: Any, split: str, query_type: str) -> None:
+    """A query type outside :data:`QUERY_TYPES` is a ``ChoiceError``; a split the dataset does not have an
+    :class:`~surge_dataset.vocabulary.UnknownNameError` (a misspelt split would otherwise give an empty run)."""
+    check_choice("query type", query_type, QUERY_TYPES)
+    config = "surveys" if query_type == "titles" else "queries"
+    require_config(data, config, f"--query-type {query_type}")
+    splits = getattr(data, "splits", None)
+    known = splits(config) if callable(splits) else None
+    if known is not None and split is not None and split not in known:  # None: every split
+        raise UnknownNameError("split", split, known, extra=f" in {getattr(data, 'path', 'the dataset')}")
 
 
 def load_queries(data: Any, split: str, query_type: str = "titles",
                  survey_filter: SurveyFilter | None = None) -> list[RetrievalQuery]:
     """The queries of one split, in dataset order (only those ``survey_filter`` keeps, when given)."""
-    _check_type(query_type)
+    _check_query_set(data, split, query_type)
     if survey_filter is not None and survey_filter.active:
         keep = kept_query_ids(data, query_type, survey_filter)
         return [q for q in load_queries(data, split, query_type) if q.qid in keep]
@@ -75,7 +93,7 @@ def load_qrels(data: Any, split: str, query_type: str = "titles",
     Queries without any relevant paper (a survey with an empty ``all_cites``) are left out: recall is
     undefined for them. ``survey_filter`` keeps only the queries of the surveys it keeps.
     """
-    _check_type(query_type)
+    _check_query_set(data, split, query_type)
     if survey_filter is not None and survey_filter.active:
         keep = kept_query_ids(data, query_type, survey_filter)
         return {q: d for q, d in load_qrels(data, split, query_type).items() if q in keep}
@@ -113,16 +131,29 @@ def write_trec_run(
 
 
 def _read_trec(path: str | Path, columns: int, value_at: int, what: str, value: type) -> dict[str, dict[str, Any]]:
-    """``{qid: {doc_id: value(column value_at)}}``; a line with the wrong column count names file:line."""
+    """``{qid: {doc_id: value(column value_at)}}``; a missing file is a :class:`RunNotFoundError`, a line with
+    the wrong column count or a value that is not a number a :class:`RunFormatError` naming file:line."""
+    if not Path(path).is_file():
+        raise RunNotFoundError(f"{path}: no such TREC {what} file")
     table: dict[str, dict[str, Any]] = {}
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != columns:
-                raise ValueError(f"{path}:{number}: a TREC {what} line has {columns} columns, found {len(parts)}")
-            table.setdefault(parts[0], {})[parts[2]] = value(parts[value_at])
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                parts = line.split()
+                if not parts:
+                    continue
+                if len(parts) != columns:
+                    raise RunFormatError(
+                        f"{path}:{number}: a TREC {what} line has {columns} columns, found {len(parts)}")
+                try:
+                    table.setdefault(parts[0], {})[parts[2]] = value(parts[value_at])
+                except ValueError:
+                    column = "score" if what == "run" else "relevance"
+                    raise RunFormatError(
+                        f"{path}:{number}: the {column} {parts[value_at]!r} of a TREC {what} line is not a number"
+                    ) from None
+    except UnicodeDecodeError:
+        raise RunFormatError(f"{path}: not UTF-8 text, so not a TREC {what} file") from None
     return table
 
 
@@ -149,9 +180,18 @@ def metadata_path(run_path: str | Path) -> Path:
 
 
 def read_run_metadata(run_path: str | Path) -> dict[str, Any]:
-    """The sidecar of a run, or {} when it has none (a run from another tool)."""
+    """The sidecar of a run, or {} when it has none (a run from another tool); an unreadable one is a
+    :class:`RunFormatError`."""
     path = metadata_path(run_path)
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise RunFormatError(f"{path}: not a JSON sidecar ({exc}); delete it or write the run again") from None
+    if not isinstance(meta, dict):
+        raise RunFormatError(f"{path}: a run's sidecar holds a JSON object, not a {type(meta).__name__}")
+    return meta
 
 
 # --------------------------------------------------------------------------------------------------
@@ -192,9 +232,9 @@ def run_retrieval(
 ) -> dict[str, Any]:
     """Open ``index``, retrieve for a split's query set, write ``out`` (TREC) and its sidecar; return the sidecar."""
     start = time.perf_counter()
-    searcher = open_index(index, **index_kwargs)
     survey_filter = survey_filter or SurveyFilter()
-    queries = load_queries(data, split, query_type, survey_filter)
+    queries = load_queries(data, split, query_type, survey_filter)  # a wrong split fails before the index loads
+    searcher = open_index(index, **index_kwargs)
     results = retrieve(searcher, queries, k, date_cutoff=date_cutoff)
     manifest = read_manifest(index)
     metadata = {

@@ -4,7 +4,9 @@ forward pass and loss, and the held-out Recall@k.
 
 Everything here is a plain function of its inputs (a seed, an epoch, a pair index), so a resumed or
 re-launched run sees exactly the same batches and negatives. ``training/train_retriever.py`` keeps the
-configuration and the ``accelerate`` loop; :mod:`.training_run` holds its logging and checkpoints.
+``accelerate`` loop; :mod:`.train_config` holds its settings and :mod:`.training_run` its logging and
+checkpoints. What leaves nothing to train on is a :class:`TrainingDataError` (a ``SurgeError``: the script
+prints it as one line and exits 2), never a ``SystemExit``.
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..records import Paper
+from ..vocabulary import OFFICIAL, PAPER, PROTOCOLS
 
 CONTRADICTION, ENTAILMENT, NEUTRAL = 0, 1, 2  # canonical logit columns (surge_dataset.models.nli)
-PROTOCOLS = ("official", "paper")
 #: Citation accuracy's levels: document (Doc-Acc), section (Sec-Acc), sentence (Sent-Acc).
 LEVELS = ("doc", "sec", "sent")
 
@@ -64,7 +64,7 @@ def nli_pair(level: str, paper: Paper, context: str, protocol: str) -> Pair:
     both reproduced under ``official``.
     """
     hypothesis = {"doc": doc_hypothesis, "sec": section_hypothesis, "sent": sentence_hypothesis}[level](paper, context)
-    if protocol == "official":
+    if protocol == OFFICIAL:
         if level == "doc":
             return premise(paper, quote_abstract=True, missing_abstract="None"), hypothesis
         return hypothesis, premise(paper, missing_abstract="None")
@@ -78,7 +78,7 @@ def nli_item_score(logits: Sequence[float], protocol: str) -> float:
     top (entailment equal to neutral scores 0), and neutral earns 0.5 only when the entailment logit
     also exceeds the contradiction logit. ``paper``: the arg-max label; neutral always earns 0.5.
     """
-    if protocol == "official":
+    if protocol == OFFICIAL:
         c, e, n = logits[CONTRADICTION], logits[ENTAILMENT], logits[NEUTRAL]
         if e > c and e > n:
             return 1.0
@@ -87,7 +87,7 @@ def nli_item_score(logits: Sequence[float], protocol: str) -> float:
     if top == ENTAILMENT:
         return 1.0
     if top == NEUTRAL:
-        if protocol == "paper" or logits[ENTAILMENT] > logits[CONTRADICTION]:
+        if protocol == PAPER or logits[ENTAILMENT] > logits[CONTRADICTION]:
             return 0.5
     return 0.0
 
@@ -110,7 +110,7 @@ def citation_recall(
     evaluator does: a doc id listed twice in ``all_cites`` is two hits (or two misses) out of its length.
     """
     resolved = {d for d in resolved_doc_ids if d is not None}
-    if protocol == "official":
+    if protocol == OFFICIAL:
         return sum(1 for d in gt_cites if d in resolved) / len(gt_cites) if gt_cites else None
     gt = set(gt_cites)
     if not gt:
@@ -181,7 +181,7 @@ def _plan(references, citations, papers, gt_title, gt_cites, protocol, levels=LE
     plan: list[tuple[str, _Item, Pair | None]] = []
     citation_items = [_Item("citation", c.number, c.heading, c.sentence) for c in citations]
     # document level: over the reference-list entries (released evaluator) or over citation instances
-    doc_items = [_Item("reference", n, None, None) for n in references] if protocol == "official" else citation_items
+    doc_items = [_Item("reference", n, None, None) for n in references] if protocol == OFFICIAL else citation_items
     for item in doc_items if "doc" in levels else ():
         paper = _paper(references, papers, item.number)
         needs_model = paper is not None and references[item.number] not in gt_cites

@@ -12,6 +12,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ..vocabulary import OFFICIAL
+
 MAX_HEADING_CHARS = 512
 
 
@@ -48,7 +50,7 @@ def soft_heading_recall(
     Generated headings are cut to 512 characters; ``paper`` cuts the GT headings too, ``official``
     leaves them whole as the released evaluator does.
     """
-    gt = list(gt_headings) if protocol == "official" else cut_headings(gt_headings)
+    gt = list(gt_headings) if protocol == OFFICIAL else cut_headings(gt_headings)
     generated = cut_headings(generated_headings)
     if not gt:
         return None

@@ -23,8 +23,9 @@ Parsing never raises on odd input: every oddity becomes a :class:`Diagnostic`. M
 
 from __future__ import annotations
 
+from ..vocabulary import PROTOCOLS
 from .decode import decode_survey_bytes, read_survey_file
-from .model import PROTOCOLS, Citation, Diagnostic, GeneratedSurvey, Reference, SurveyNode
+from .model import Citation, Diagnostic, GeneratedSurvey, Reference, SurveyNode
 from .official_parse import (
     OFFICIAL_CITATION_RE,
     OFFICIAL_HEADING_RE,

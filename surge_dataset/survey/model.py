@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 
 from ..normalise import normalise_title
 from ..records import CONTENT_MIN_CHARS
+from ..vocabulary import OFFICIAL
 from .headings import is_references_node, official_skipped, paper_heading_skipped
-
-PROTOCOLS: tuple[str, ...] = ("official", "paper")
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,7 @@ class GeneratedSurvey:
         cut counts the newlines too); ``paper`` joins the lines with ``\n``.
         """
         lines = ["#" * (depth + 1) + " " + node.title for node, depth in self._heading_walk()]
-        if self.protocol == "official":
+        if self.protocol == OFFICIAL:
             return "".join(line + "\n" for line in lines)
         return "\n".join(lines)
 
@@ -103,7 +102,7 @@ class GeneratedSurvey:
         return {d.code for d in self.diagnostics}
 
     def _heading_walk(self) -> Iterator[tuple[SurveyNode, int]]:
-        if self.protocol == "official":
+        if self.protocol == OFFICIAL:
             return ((n, d) for n, d in walk_nodes(self.root) if d > 0 and not official_skipped(n.title))
         return (
             (n, d)
@@ -112,7 +111,7 @@ class GeneratedSurvey:
         )
 
     def _content_nodes(self) -> list[SurveyNode]:
-        if self.protocol == "official":
+        if self.protocol == OFFICIAL:
             return self.nodes()
         return [n for n, _d in walk_nodes(self.root, prune=is_references_node)]
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..vocabulary import OFFICIAL, PROTOCOLS
 from .decode import decode_survey_bytes, normalise_newlines, split_lines
-from .model import PROTOCOLS, Diagnostic, GeneratedSurvey
+from .model import Diagnostic, GeneratedSurvey
 from .official_parse import parse_official
 from .paper_parse import parse_paper
 
@@ -17,8 +18,8 @@ def parse_survey(text: str | bytes, protocol: str = "official") -> GeneratedSurv
         text, diagnostics = decode_survey_bytes(bytes(text))
     elif not isinstance(text, str):
         raise TypeError(f"parse_survey expects str or bytes, not {type(text).__name__}")
-    text = normalise_newlines(text, keep_bom=protocol == "official")
-    if text.startswith("\ufeff") and protocol == "official":
+    text = normalise_newlines(text, keep_bom=protocol == OFFICIAL)
+    if text.startswith("\ufeff") and protocol == OFFICIAL:
         diagnostics.append(
             Diagnostic("byte_order_mark", "the file starts with a byte-order mark, kept as the released "
                        "evaluator keeps it (a heading on the first line is then not read as a heading)", 1)
@@ -26,6 +27,6 @@ def parse_survey(text: str | bytes, protocol: str = "official") -> GeneratedSurv
     lines = split_lines(text)
     if not text.strip():
         diagnostics.append(Diagnostic("empty_file", "the survey is empty or only white space"))
-    if protocol == "official":
+    if protocol == OFFICIAL:
         return parse_official(lines, diagnostics)
     return parse_paper(lines, diagnostics)

@@ -10,11 +10,12 @@ from ...scoring.alce import (
     alce_sentences,
     alce_stage_pairs,
 )
+from ...vocabulary import JUDGE
 from ..metric import Metric, MetricOutput, diagnostic, register
 
 
 def _entailment(config, models) -> NLIEntailment | JudgeEntailment:
-    if config.alce_backend == "judge":
+    if config.alce_backend == JUDGE:
         if models.judge is None:
             raise ValueError("ALCE with alce_backend='judge' needs an LLM judge (--judge)")
         return JudgeEntailment(models.judge)
@@ -29,10 +30,13 @@ class ALCE(Metric):
     keys = ("alce_citation_recall", "alce_citation_precision")
     needs = frozenset({"nli", "judge", "corpus"})
     order = 120
-    description = "ALCE: share of sentences their citations entail, and share of citations that help"
+    description = (
+        "ALCE citation recall and precision (Gao et al., 2023): share of the generated survey's sentences "
+        "that their cited papers entail, and share of its citations that were needed"
+    )
 
     def active_needs(self, config):
-        return frozenset({"judge" if config.alce_backend == "judge" else "nli", "corpus"})
+        return frozenset({"judge" if config.alce_backend == JUDGE else "nli", "corpus"})
 
     def prefetch(self, surveys, models, config):
         """One batch per ALCE stage (joint premises, single citations, leave-one-out) for the whole run."""

@@ -14,7 +14,10 @@ class CitationAccuracy(Metric):
     groups = ("all",)
     released_zero = True
     order = 20
-    description = "share of cited papers an NLI model finds relevant to the survey, section and sentence"
+    description = (
+        "Share of the generated survey's cited papers that an NLI cross-encoder finds relevant to the survey, "
+        "to the section and to the sentence citing them (SurGE Doc-Acc, Sec-Acc, Sent-Acc)"
+    )
 
     def requests(self, survey, config):
         gt = survey.gt

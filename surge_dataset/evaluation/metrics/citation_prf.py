@@ -13,7 +13,10 @@ class CitationPRF(Metric):
     needs = frozenset({"corpus"})
     groups = ("surveygen",)
     order = 70
-    description = "precision, recall and F1 of the reference titles against the GT's cited titles (similarity > 0.95)"
+    description = (
+        "Precision, recall and F1 of the generated reference titles against the human survey's cited titles, "
+        "two titles matching when their similarity exceeds 0.95 (SurveyGen citation quality)"
+    )
 
     def score(self, survey, models, config):
         prf = sg.citation_prf([r.title for r in survey.parsed.references.values()], survey.gt_titles)

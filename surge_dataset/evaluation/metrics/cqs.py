@@ -20,7 +20,10 @@ class ContentQuality(Metric):
     judged = True
     weighted_key = "cqs_weighted"
     order = 60
-    description = "LLM judge's mean 0-5 rating of sampled sections (fluency, logic, redundancy, clarity, errors)"
+    description = (
+        "LLM judge's mean 0-5 rating of the writing (fluency, logic, redundancy, clarity, errors) of up to 20 "
+        "sampled sections of the generated survey (SurGE CQS)"
+    )
 
     def requests(self, survey, config):
         return Requests(judge=all_repeats(judges.cqs_requests(_sections(survey), style=config.judge_style), config))

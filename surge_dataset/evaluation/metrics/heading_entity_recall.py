@@ -13,7 +13,10 @@ class HeadingEntityRecall(Metric):
     keys = ("heading_entity_recall",)
     needs = frozenset({"ner"})
     order = 140
-    description = "share of the named entities in the GT headings found in the generated headings (NER model)"
+    description = (
+        "STORM's heading entity recall (Shao et al., 2024): share of the named entities in the human survey's "
+        "headings that the generated headings also name (NER model)"
+    )
 
     def requests(self, survey, config):
         return Requests(ner=[*gt_headings(survey.gt), *generated_headings(survey.parsed)])

@@ -22,7 +22,10 @@ class HeadingSoftRecall(Metric):
     keys = ("heading_soft_recall",)
     needs = frozenset({"encoder"})
     order = 130
-    description = "STORM's soft heading recall over every GT heading (SHR uses sections with content only)"
+    description = (
+        "STORM's heading soft recall (Shao et al., 2024): soft-cardinality recall of every heading of the "
+        "human survey by the generated headings (SHR takes only sections with content)"
+    )
 
     def requests(self, survey, config):
         return Requests(texts=[*gt_headings(survey.gt), *generated_headings(survey.parsed)])

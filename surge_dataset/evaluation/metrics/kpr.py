@@ -22,7 +22,10 @@ class KeyPointRecall(Metric):
     groups = ("surveygen",)
     judged = True
     order = 110
-    description = "share of the GT survey's key points (extracted by an LLM) the generated survey covers"
+    description = (
+        "Share of the human survey's key points (extracted by an LLM) that an LLM finds in the generated "
+        "survey (SurveyGen KPR)"
+    )
 
     def prefetch(self, surveys, models, config):
         """Two rounds for the whole run: every extraction (each repeat), then every check of its points."""

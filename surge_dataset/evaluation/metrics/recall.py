@@ -14,7 +14,11 @@ class CitationRecall(Metric):
     groups = ("all",)
     released_zero = True
     order = 10
-    description = "|GT all_cites ∩ resolved doc ids| / |GT all_cites| (official: all_cites entries, duplicates included)"
+    description = (
+        "Share of the ground-truth survey's cited papers (its all_cites) that the generated survey's "
+        "reference list resolves to (SurGE comprehensiveness; official counts the all_cites entries, "
+        "duplicates included)"
+    )
 
     def score(self, survey, models, config):
         value = citation_recall(survey.references.values(), survey.gt.all_cites, protocol=config.protocol)

@@ -20,7 +20,10 @@ class RelLLM(Metric):
     judged = True
     weighted_key = "rel_llm_weighted"
     order = 100
-    description = "LLM judge's 1-5 rating of how well the generated outline aligns with the GT outline"
+    description = (
+        "LLM judge's 1-5 rating of how well the generated survey's outline aligns with the human-written one "
+        "(SurveyGen Rel_LLM)"
+    )
 
     def requests(self, survey, config):
         return Requests(judge=all_repeats([judges.rel_llm_request(*_inputs(survey))], config))

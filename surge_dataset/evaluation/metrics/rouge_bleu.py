@@ -14,7 +14,11 @@ class RougeBleu(Metric):
     groups = ("all",)
     released_zero = True
     order = 40
-    description = "best ROUGE F per generated section against any GT section, and sentence BLEU, averaged"
+    description = (
+        "Best ROUGE-1/2/L F-measure of each generated section against any ground-truth section, and its "
+        "sentence BLEU against all of them, averaged over the generated sections (SurGE reference-based "
+        "metrics)"
+    )
 
     def score(self, survey, models, config):
         generated = [n.content for n in survey.parsed.content_sections(CONTENT_MIN_CHARS)]

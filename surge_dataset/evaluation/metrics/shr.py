@@ -19,7 +19,11 @@ class SoftHeadingRecall(Metric):
     groups = ("all",)
     released_zero = True
     order = 30
-    description = "soft-cardinality recall of the GT headings (sections with >= 100 characters) by embeddings"
+    description = (
+        "Soft heading recall: how much of the ground-truth survey's heading set (sections with at least 100 "
+        "characters of content) the generated headings cover, by soft cardinality over embedding similarities "
+        "(SurGE SHR)"
+    )
 
     def requests(self, survey, config):
         return Requests(texts=[*_gt_headings(survey), *survey.parsed.heading_titles()])

@@ -13,7 +13,10 @@ class SurveySimilarity(Metric):
     needs = frozenset({"encoder"})
     groups = ("surveygen",)
     order = 90
-    description = "cosine similarity of the mean chunk embeddings of the generated and the GT survey"
+    description = (
+        "Cosine similarity of the mean chunk embeddings of the generated and the human-written survey "
+        "(SurveyGen Sim)"
+    )
 
     def requests(self, survey, config):
         return Requests(texts=[*sg.gt_chunks(survey.gt), *sg.generated_chunks(survey.parsed)])

@@ -20,7 +20,9 @@ class StructureQuality(Metric):
     judged = True
     weighted_key = "sqs_weighted"
     order = 50
-    description = "LLM judge's 0-5 similarity of the generated heading tree to the GT heading tree"
+    description = (
+        "LLM judge's 0-5 similarity of the generated survey's heading tree to the ground truth's (SurGE SQS)"
+    )
 
     def requests(self, survey, config):
         return Requests(judge=all_repeats([judges.sqs_request(*_outlines(survey), style=config.judge_style)], config))

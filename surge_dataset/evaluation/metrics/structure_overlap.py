@@ -13,7 +13,10 @@ class StructureOverlap(Metric):
     needs = frozenset({"encoder"})
     groups = ("surveygen",)
     order = 80
-    description = "share of top-level sections matched (embedding similarity >= 0.8), content sections only"
+    description = (
+        "Share of top-level sections the generated and the human survey have in common, matched by embedding "
+        "similarity >= 0.8 with non-content sections removed (SurveyGen structural overlap)"
+    )
 
     def requests(self, survey, config):
         return Requests(texts=[*sg.gt_top_level(survey.gt), *sg.generated_top_level(survey.parsed)])

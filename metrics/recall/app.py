@@ -1,5 +1,5 @@
 import evaluate
 from evaluate.utils import launch_gradio_widget
 
-module = evaluate.load("surge/citation_recall")
+module = evaluate.load("surge/recall")
 launch_gradio_widget(module)

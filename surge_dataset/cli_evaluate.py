@@ -1,0 +1,154 @@
+"""``surge evaluate`` and ``surge meta-eval``: one screen each (options -> config -> run -> print).
+
+The evaluation settings are not listed here: :func:`~surge_dataset.cli_options.settings_options` gives the
+command one option per declared field of :class:`~surge_dataset.evaluation.EvaluationConfig` and
+:class:`~surge_dataset.evaluation.RunOptions`, so a new setting reaches the CLI without an edit here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from .cli_data import _open_data
+from .cli_options import data_option, settings_options
+from .console import console, out_console
+from .console import fail as _fail
+from .evaluation.config import EvaluationConfig, RunOptions
+
+__all__ = ["evaluate", "meta_eval", "print_results", "run_with_progress"]
+
+
+@settings_options(EvaluationConfig, RunOptions, defaults={"metrics": "all"})
+def evaluate(
+    data: str = data_option(),
+    passages: Path = typer.Option(..., "--passages", help="Folder DIR/<survey_id>/<file> of generated surveys."),
+    out: Path = typer.Option(Path("results.json"), "--out", help="Results JSON (written atomically)."),
+    details: Path = typer.Option(None, "--details", help="Write one JSON line per citation instance here."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Print the LLM calls and estimated tokens of the run; send nothing, write nothing."),
+    price_per_1k: str = typer.Option(None, "--price-per-1k", help="With --dry-run: IN,OUT price per 1,000 tokens."),
+    quiet: bool = typer.Option(
+        False, "--quiet", help="Print the table only: no line per kind of diagnostic (they stay in the results)."),
+    **settings: Any,
+) -> None:
+    """Score every generated survey in --passages; resumable; exit 1 if any survey could not be evaluated."""
+    from .evaluation import skipped_without_judge
+    from .settings import split_keywords
+
+    config_settings, run_settings = split_keywords(settings, EvaluationConfig, RunOptions, where="surge evaluate")
+    config = EvaluationConfig.from_options(**config_settings)
+    if not config.judge and skipped_without_judge(settings["metrics"]):
+        console.print(f"[yellow]note:[/] {', '.join(skipped_without_judge(settings['metrics']))} skipped: they need an "
+                      "LLM judge (e.g. --judge openai:gpt-4o, the published judge model; our prompt wording differs "
+                      "from the released one)", highlight=False)
+    if price_per_1k and not dry_run:
+        _fail("--price-per-1k goes with --dry-run (real runs record the tokens in results['judge']['llm'])")
+    dataset = _open_data(data)
+    run = RunOptions(**run_settings)
+    if dry_run:
+        from .cli_cost import evaluate_dry_run
+        from .llm.usage import parse_price
+
+        evaluate_dry_run(dataset, passages, config, per_1k=parse_price(price_per_1k), base_url=run.base_url,
+                         cache_dir=run.cache_dir)
+        return
+    results = run_with_progress(dataset, passages, out, config, run, details)
+    raise typer.Exit(print_results(results, config, out, details=details, quiet=quiet))
+
+
+def run_with_progress(dataset: Any, passages: Path, out: Path, config: EvaluationConfig, run: RunOptions,
+                      details: Path | None) -> dict[str, Any]:
+    """:func:`~surge_dataset.evaluation.evaluate_run` under a progress bar on stderr."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from .evaluation import evaluate_run
+    from .evaluation.models import model_factories
+
+    factories = model_factories(config, run)
+    with Progress(TextColumn("[bold]evaluating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as progress:
+        task = progress.add_task("surveys", total=None)
+        return evaluate_run(
+            dataset, passages, out, config, **{f"{kind}_factory": f for kind, f in factories.items()},
+            details_path=details,
+            on_survey_done=lambda _id, finished, total: progress.update(task, completed=finished, total=total),
+        )
+
+
+def _fmt(value: Any, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def print_results(results: dict[str, Any], config: EvaluationConfig, out: Path, *, details: Path | None = None,
+                  quiet: bool = False) -> int:
+    """The table on stdout; judge use, exclusions, diagnostics, details and failures on stderr. Returns the exit
+    status: 1 when a survey could not be evaluated."""
+    from .evaluation import result_keys
+
+    keys = result_keys(config)
+    table = Table(title=f"{out} ({config.protocol} protocol)")
+    for column in ("survey", *keys, "refs (resolved)"):
+        table.add_column(column, justify="right")
+    for survey_id, record in results["surveys"].items():
+        counts = record["counts"]
+        table.add_row(survey_id, *(_fmt(record.get(k)) for k in keys), f"{counts['references']} ({counts['resolved']})")
+    table.add_row("[bold]mean", *(f"[bold]{_fmt(results['average'][k])}" for k in keys), "")
+    out_console.print(table)
+    if "judge" in results:
+        missing = sum(v for r in results["surveys"].values() for k, v in r["counts"].items() if k.endswith("_missing"))
+        stats = results["judge"].get("llm", {})
+        console.print(f"judge {config.judge}: {stats.get('requested', 0)} requests, {stats.get('cache_hits', 0)} from "
+                      f"cache, {stats.get('retries', 0)} retries; {missing} judge answers missing; tokens "
+                      f"{stats.get('prompt_tokens', 0):,} in / {stats.get('completion_tokens', 0):,} out (reported)"
+                      + (f" + about {stats['estimated_prompt_tokens']:,} / {stats['estimated_completion_tokens']:,} "
+                         "estimated (characters / 4, no usage came back)" if stats.get("usage_estimated") else ""),
+                      highlight=False)
+    for skipped in results.get("excluded", []):
+        console.print(f"[yellow]excluded:[/] survey {skipped['survey_id']}: {skipped['reason']}", highlight=False)
+    if not quiet:
+        from .evaluation.summary import summarise_diagnostics
+
+        for kind in summarise_diagnostics(results["surveys"]):
+            console.print(f"[yellow]diagnostic:[/] {kind.line()}", highlight=False)
+    if details is not None:
+        records = sum(1 for line in details.read_text(encoding="utf-8").splitlines() if line.strip())
+        console.print(f"details: {records:,} records in {details}" if records else
+                      f"details: nothing to write to {details}: the surveys have no reference entry, citation or "
+                      "per-item record of the chosen metrics", highlight=False)
+    for failure in results["failures"]:
+        console.print(f"[red]failed:[/] {failure['path']}: {failure['error']}", highlight=False)
+    return 1 if results["failures"] else 0
+
+
+def meta_eval(
+    human: Path = typer.Option(..., "--human", help="CSV with columns survey_id,system,rank (1 = best; system GT = the human survey)."),
+    results_flag: bool = typer.Option(
+        False, "--results", help="Marks the start of the results files (they can also be given without it)."),
+    files: list[str] = typer.Argument(..., help="`surge evaluate` results, one per system: NAME=PATH or PATH (name = file stem)."),
+    metrics: str = typer.Option(None, "--metrics", help="Comma list of result keys (default: every numeric key)."),
+    out: Path = typer.Option(None, "--out", help="Also write the correlations as JSON here."),
+) -> None:
+    """Kendall's tau and Spearman's rho between each metric's ranking of systems and the human ranking."""
+    from .io import atomic_write_json
+    from .meta_eval import load_results, meta_evaluate, read_human_rankings
+    from .vocabulary import parse_list
+
+    rankings, systems = read_human_rankings(human), load_results(files)
+    unknown = sorted({s for ranks in rankings.values() for s in ranks} - set(systems))
+    if unknown:
+        console.print(f"[yellow]note:[/] ranked systems without a results file: {', '.join(unknown)}", highlight=False)
+    table_data = meta_evaluate(rankings, systems, parse_list(metrics) or None)
+    table = Table(title="Agreement with the human ranking (mean over surveys)")
+    for column in ("metric", "tau (with GT)", "rho (with GT)", "tau (w/o GT)", "rho (w/o GT)", "surveys"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for metric, entry in table_data.items():
+        w, wo = entry["with_gt"], entry["without_gt"]
+        table.add_row(metric, _fmt(w["kendall_tau"], 3), _fmt(w["spearman_rho"], 3), _fmt(wo["kendall_tau"], 3),
+                      _fmt(wo["spearman_rho"], 3), f"{w['surveys']}/{wo['surveys']}")
+    out_console.print(table)
+    if out is not None:
+        atomic_write_json(out, table_data)

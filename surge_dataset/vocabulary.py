@@ -1,0 +1,168 @@
+"""Every closed vocabulary of surge-bench, named once, and the one parser for id lists and comma lists.
+
+A setting that takes one of a few words (``--protocol official``) is typed with the ``Literal`` below, its
+choices are read off that type (``PROTOCOLS = get_args(ProtocolName)``), and code that branches on it
+compares with the named constant (``protocol == OFFICIAL``), never a retyped string: a typo then fails at
+import, and ``tests/test_vocabulary.py`` guards against a raw string creeping back in.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from typing import Final, Literal, get_args
+
+from .errors import SettingError, SurgeError
+
+__all__ = [
+    "AGGREGATIONS",
+    "ALCE_BACKENDS",
+    "ALL_SPLITS",
+    "BACKEND_KINDS",
+    "DEFINED",
+    "DTYPES",
+    "IMPORT_FORMATS",
+    "JUDGE_STYLES",
+    "METRIC_GROUPS",
+    "MODEL_KINDS",
+    "OFFICIAL",
+    "PAPER",
+    "PROTOCOLS",
+    "RELEASED",
+    "SPLITS",
+    "AggregateName",
+    "AlceBackend",
+    "BackendKind",
+    "ChoiceError",
+    "DType",
+    "ImportFormat",
+    "JudgeStyle",
+    "MetricGroup",
+    "ModelKind",
+    "ProtocolName",
+    "Split",
+    "UnknownNameError",
+    "check_choice",
+    "closest_hint",
+    "parse_ids",
+    "parse_list",
+]
+
+#: How generated surveys are read and scored: ``official`` = the released evaluator's reading, ``paper`` = the
+#: paper's text (protocol.md).
+ProtocolName = Literal["official", "paper"]
+OFFICIAL: Final[ProtocolName] = "official"
+PAPER: Final[ProtocolName] = "paper"
+PROTOCOLS: tuple[ProtocolName, ...] = get_args(ProtocolName)
+
+#: How undefined values enter a mean: ``released`` scores them 0 (the released evaluator), ``defined`` leaves
+#: them out and counts them.
+AggregateName = Literal["released", "defined"]
+RELEASED: Final[AggregateName] = "released"
+DEFINED: Final[AggregateName] = "defined"
+AGGREGATIONS: tuple[AggregateName, ...] = get_args(AggregateName)
+
+#: A model's compute precision (``auto``: fp16 on CUDA, fp32 elsewhere).
+DType = Literal["auto", "fp32", "fp16", "bf16"]
+DTYPES: tuple[DType, ...] = get_args(DType)
+
+#: What decides ALCE's entailments: the NLI cross-encoder or the LLM judge.
+AlceBackend = Literal["nli", "judge"]
+ALCE_BACKENDS: tuple[AlceBackend, ...] = get_args(AlceBackend)
+
+#: The judge settings of SQS and CQS: ``released`` = the released evaluator's decoding, ``surge`` = ours.
+JudgeStyle = Literal["surge", "released"]
+SURGE_STYLE: Final[JudgeStyle] = "surge"
+RELEASED_STYLE: Final[JudgeStyle] = "released"
+JUDGE_STYLES: tuple[JudgeStyle, ...] = get_args(JudgeStyle)
+
+#: The models a metric can ask the runner for (each built at most once per run).
+ModelKind = Literal["nli", "encoder", "judge", "ner"]
+NLI: Final[ModelKind] = "nli"
+ENCODER: Final[ModelKind] = "encoder"
+JUDGE: Final[ModelKind] = "judge"
+NER: Final[ModelKind] = "ner"
+MODEL_KINDS: tuple[ModelKind, ...] = get_args(ModelKind)
+#: Not a model: the metric resolves reference titles against the corpus.
+CORPUS: Final = "corpus"
+
+#: LLM backends of ``--llm`` / ``--judge`` specs (``openai:<model>``, ``hf:<model>``, ``gguf:<file>``).
+BackendKind = Literal["openai", "hf", "gguf"]
+OPENAI: Final[BackendKind] = "openai"
+HF: Final[BackendKind] = "hf"
+GGUF: Final[BackendKind] = "gguf"
+BACKEND_KINDS: tuple[BackendKind, ...] = get_args(BackendKind)
+
+#: ``--metrics`` aliases: ``all`` = the SurGE metrics, ``surveygen`` = SurveyGen's.
+MetricGroup = Literal["all", "surveygen"]
+METRIC_GROUPS: tuple[MetricGroup, ...] = get_args(MetricGroup)
+
+#: Output layouts ``surge import`` reads (one reader each in ``importers/formats.py``).
+ImportFormat = Literal["autosurvey", "storm", "llmxmr", "surveyforge", "markdown"]
+IMPORT_FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
+
+#: Which GT surveys a command runs over.
+Split = Literal["test", "train", "all"]
+ALL_SPLITS: Final[Split] = "all"
+SPLITS: tuple[Split, ...] = get_args(Split)
+
+
+def closest_hint(name: str, known: Iterable[str]) -> str:
+    """``closest: 'recall'`` when a known name is near ``name`` (difflib), else the list of known names."""
+    known = list(known)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f"closest: {close[0]!r}" if close else f"known: {', '.join(known)}"
+
+
+class UnknownNameError(SurgeError, KeyError):
+    """A name that is not in a registry (metric, generator, index kind, bundled model), with the closest one.
+
+    A ``KeyError`` for the callers that caught one before; printed without ``KeyError``'s quotes.
+    """
+
+    def __init__(self, kind: str, name: str, known: Iterable[str], *, extra: str = "") -> None:
+        self.kind, self.name = kind, name
+        super().__init__(f"unknown {kind} {name!r} ({closest_hint(name, known)}){extra}")
+
+    __str__ = Exception.__str__
+
+
+class ChoiceError(SettingError):
+    """A setting given a word outside its vocabulary."""
+
+
+def check_choice(setting: str, value: object, choices: Sequence[str]) -> None:
+    """Raise :class:`ChoiceError` naming the setting, the choices and the closest one, unless ``value`` is one."""
+    if value in choices:
+        return
+    close = difflib.get_close_matches(str(value), list(choices), n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ChoiceError(f"{setting} must be one of {', '.join(choices)}, not {value!r}{hint}")
+
+
+def parse_list(text: str | Sequence[str] | None) -> list[str]:
+    """``'recall, shr,'`` or ``['recall', 'shr']`` -> ``['recall', 'shr']``: the one comma-list rule (blanks dropped)."""
+    if text is None:
+        return []
+    items = text.split(",") if isinstance(text, str) else text
+    return [item.strip() for item in items if item.strip()]
+
+
+def parse_ids(text: str | Sequence[int] | None) -> list[int]:
+    """``'10,11'``, ``'0-40'`` or ``'1,5-7'`` -> survey ids, in the order given (ranges inclusive).
+
+    Raises :class:`~surge_dataset.errors.SettingError` (a ``ValueError``) naming the part that is not a
+    number or a range.
+    """
+    if text is None:
+        return []
+    if not isinstance(text, str):
+        return [int(i) for i in text]
+    ids: list[int] = []
+    for part in parse_list(text):
+        lo, sep, hi = part.partition("-")
+        try:
+            ids.extend(range(int(lo), int(hi) + 1) if sep else [int(part)])
+        except ValueError:
+            raise SettingError(f"{part!r} is not a survey id or a range such as '0-40'") from None
+    return ids
