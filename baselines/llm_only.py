@@ -4,7 +4,7 @@ The model first lists the papers it recalls on the topic (its reference list), t
 from the topic alone and writes every section in parallel, citing the recalled papers by label. The
 reference list holds every recalled title as the model wrote it (cited ones first, in order of first
 citation, then the others): most will not resolve to a corpus paper, which is what this baseline
-measures (hallucinated references). Citations of labels the model never listed are dropped and
+measures (references not in the corpus: made up, or real but outside it). Citations of labels the model never listed are dropped and
 counted like in every system.
 """
 

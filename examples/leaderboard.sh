@@ -13,13 +13,13 @@ WORK=${WORK:-build/leaderboard}
 rm -rf "$WORK"
 mkdir -p "$WORK/results"
 
-surge data build --source examples/sample --out examples/sample/surge --overwrite
-surge data render --data examples/sample/surge --out "$WORK/passages/ground-truth" > /dev/null
+surge data build --source examples/sample --out "$WORK/surge" --overwrite
+surge data render --data "$WORK/surge" --out "$WORK/passages/ground-truth" > /dev/null
 "$PYTHON" examples/degrade_surveys.py "$WORK/passages/ground-truth" "$WORK/passages/degraded" > /dev/null
 
 MINILM=$(surge models path minilm)
 for system in ground-truth degraded; do
-  surge evaluate --data examples/sample/surge --passages "$WORK/passages/$system" \
+  surge evaluate --data "$WORK/surge" --passages "$WORK/passages/$system" \
     --out "$WORK/results/$system.json" --metrics recall,shr,rouge_bleu \
     --embedding-model "$MINILM" --device cpu
 done

@@ -11,9 +11,12 @@ from .cli_data import data_app
 from .cli_evaluate import evaluate, meta_eval
 from .cli_generate import generate
 from .cli_import import import_outputs_command
+from .cli_judging import arena, judge_agreement
+from .cli_leaderboard import leaderboard_app
 from .cli_metrics import metrics_app, models_app
 from .cli_report import report
 from .cli_retrieval import export_retrieval, index_app, retrieval_eval, retrieve
+from .cli_submit import submit
 from .console import console, quiet_libraries, user_errors
 
 
@@ -38,14 +41,18 @@ app = typer.Typer(
 app.add_typer(data_app, name="data")
 app.command("evaluate")(evaluate)
 app.command("meta-eval")(meta_eval)
+app.command("arena")(arena)
+app.command("judge-agreement")(judge_agreement)
 app.command("report")(report)
 app.command("generate")(generate)
 app.command("import")(import_outputs_command)
 app.add_typer(metrics_app, name="metrics")
 app.add_typer(models_app, name="models")
 app.add_typer(index_app, name="index")
+app.add_typer(leaderboard_app, name="leaderboard")
 app.command("retrieve")(retrieve)
 app.command("retrieval-eval")(retrieval_eval)
+app.command("submit")(submit)
 data_app.command("export-retrieval")(export_retrieval)
 
 

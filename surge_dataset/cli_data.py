@@ -28,16 +28,19 @@ def _warn_to_console() -> None:
 
 @data_app.command("build")
 def data_build(
-    source: Path = typer.Option(..., "--source", help="Folder with surveys.json, corpus.json, queries.json."),
+    source: Path = typer.Option(..., "--source", help="Folder with surveys.json, corpus.json, queries.json (optional)."),
     out: Path = typer.Option(Path("surge"), "--out", help="Output dataset folder (HF dataset layout)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists."),
     test_ids: str = typer.Option("0-40", "--test-ids", help="Survey ids of the test split, e.g. '0-40'."),
+    derive_queries: bool = typer.Option(
+        False, "--derive-queries", help="Derive the queries config from surveys.json even when queries.json is "
+        "there (done anyway when it is absent; the card and surge_meta.json mark it as derived)."),
 ) -> None:
     """Official JSON files -> Parquet shards per config, dataset card, corpus title index."""
     from .data.build import build_dataset
 
     _warn_to_console()
-    report = build_dataset(source, out, overwrite=overwrite, test_ids=parse_ids(test_ids),
+    report = build_dataset(source, out, overwrite=overwrite, test_ids=parse_ids(test_ids), derive_queries=derive_queries,
                            progress=lambda m: console.print(f"[dim]{m}[/]", highlight=False))
     table = Table(title=f"SurGE dataset written to {out}")
     for column in ("config", "split", "rows"):
@@ -46,8 +49,9 @@ def data_build(
         for split, n in splits.items():
             table.add_row(config, split, f"{n:,}")
     out_console.print(table)
-    if report.absent:
-        console.print(f"[yellow]absent (no config built):[/] {', '.join(report.absent)}")
+    unbuilt = [name for name in report.absent if name.removesuffix(".json") not in report.counts]
+    if unbuilt:
+        console.print(f"[yellow]absent (no config built):[/] {', '.join(unbuilt)}")
     for note in report.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
 

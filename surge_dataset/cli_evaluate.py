@@ -74,7 +74,7 @@ def run_with_progress(dataset: Any, passages: Path, out: Path, config: Evaluatio
         task = progress.add_task("surveys", total=None)
         return evaluate_run(
             dataset, passages, out, config, **{f"{kind}_factory": f for kind, f in factories.items()},
-            details_path=details,
+            details_path=details, run=run,
             on_survey_done=lambda _id, finished, total: progress.update(task, completed=finished, total=total),
         )
 
@@ -131,10 +131,15 @@ def meta_eval(
     files: list[str] = typer.Argument(..., help="`surge evaluate` results, one per system: NAME=PATH or PATH (name = file stem)."),
     metrics: str = typer.Option(None, "--metrics", help="Comma list of result keys (default: every numeric key)."),
     out: Path = typer.Option(None, "--out", help="Also write the correlations as JSON here."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap over surveys (agreement CIs)."),
+    resamples: int = typer.Option(1000, "--resamples", help="Bootstrap resamples for the agreement CIs."),
 ) -> None:
     """Kendall's tau and Spearman's rho between each metric's ranking of systems and the human ranking."""
+    from importlib.util import find_spec
+
+    from .cli_judging import print_agreement
     from .io import atomic_write_json
-    from .meta_eval import load_results, meta_evaluate, read_human_rankings
+    from .meta_eval import agreement_with_humans, load_results, meta_evaluate, read_human_rankings
     from .vocabulary import parse_list
 
     rankings, systems = read_human_rankings(human), load_results(files)
@@ -150,5 +155,11 @@ def meta_eval(
         table.add_row(metric, _fmt(w["kendall_tau"], 3), _fmt(w["spearman_rho"], 3), _fmt(wo["kendall_tau"], 3),
                       _fmt(wo["spearman_rho"], 3), f"{w['surveys']}/{wo['surveys']}")
     out_console.print(table)
+    agreement = agreement_with_humans(rankings, systems, list(table_data), seed=seed, resamples=resamples)
+    for variant, label in (("with_gt", "with GT"), ("without_gt", "without GT")):
+        print_agreement({m: a[variant] for m, a in agreement.items()}, f"human vs metric ranks ({label})")
+    if find_spec("krippendorff") is None:
+        console.print("[yellow]note:[/] alpha needs the judging extra: pip install 'surge-bench[judging]'",
+                      highlight=False)
     if out is not None:
-        atomic_write_json(out, table_data)
+        atomic_write_json(out, {m: {**entry, "agreement": agreement[m]} for m, entry in table_data.items()})

@@ -12,8 +12,8 @@ from rich.table import Table
 
 from .cli_options import data_option
 from .console import console, out_console
-from .console import fail as _fail
 from .importers import DEFAULT_THRESHOLD, FORMATS
+from .vocabulary import PROTOCOLS, check_choice
 
 
 def import_outputs_command(
@@ -26,33 +26,33 @@ def import_outputs_command(
     report: Path = typer.Option(None, "--report", help="Report JSON (default: <OUT>.import_report.json beside OUT)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Write into an --out folder that an earlier `surge import` wrote (never into other files)."),
 ) -> None:
-    """Convert other systems' surveys (AutoSurvey, STORM, LLMxMapReduce, SurveyForge, any Markdown) for `surge evaluate`.
+    """Convert other systems' surveys (AutoSurvey, STORM, LLMxMapReduce, SurveyForge, Inspect logs, any Markdown) for `surge evaluate`.
 
     References resolve to corpus papers by exact normalised title, then fuzzily; the report lists every
-    fuzzy match and every reference that did not resolve. Exit status 1 when an input could not be imported.
+    fuzzy match, every reference that did not resolve, and what `surge evaluate` will count per protocol.
+    Exit status 1 when an input could not be imported (an empty file included: a generation run that failed).
     """
     from .data.dataset import SurgeData
     from .importers import import_outputs, report_path
-    from .vocabulary import check_choice
 
     check_choice("--format", fmt, FORMATS)  # a ChoiceError: one line and exit 2 (cli.py's root)
-    try:
-        dataset = SurgeData.open(data)
-        result = import_outputs(fmt, source, dataset, out, threshold=threshold, report=report, overwrite=overwrite)
-    except (FileNotFoundError, ValueError) as exc:
-        _fail(str(exc))
+    result = import_outputs(fmt, source, SurgeData.open(data), out, threshold=threshold, report=report,
+                            overwrite=overwrite)
+    keys = ("references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations", "unmatched_citation_count")
     table = Table(title=f"{source} ({fmt}) -> {out}")
-    for column in ("survey", "references", "exact", "fuzzy", "unresolved", "citations", "unmatched citations"):
+    for column in ("survey", "references", "exact", "fuzzy", "unresolved", "citations", "unmatched citations",
+                   "evaluate reads (official / paper)"):
         table.add_column(column, justify="right")
-    for record in result.surveys:
-        table.add_row(str(record["survey_id"]), *(str(record[k]) for k in (
-            "references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations", "unmatched_citation_count")))
-    totals = result.totals
-    table.add_row("[bold]all", *(f"[bold]{totals[k]}" for k in (
-        "references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations", "unmatched_citation_count")))
+    for record in [*result.surveys, {"survey_id": "[bold]all", **result.totals}]:
+        read = record["evaluate_counts"]
+        table.add_row(str(record["survey_id"]), *(str(record[k]) for k in keys),
+                      " / ".join(str(read[p].get("citations", 0)) for p in PROTOCOLS))
     out_console.print(table)
     for skipped in result.skipped:
         console.print(f"[yellow]skipped:[/] {skipped['source']}: {skipped['reason']}", highlight=False)
-    console.print(f"report (fuzzy matches, unresolved references): {report or report_path(out)}", highlight=False)
+    console.print(f"report (fuzzy matches, unresolved references, how each count is made): "
+                  f"{report or report_path(out)}", highlight=False)
+    if result.results:
+        console.print(f"the log's scores, for `surge report`: {result.results}", highlight=False)
     if result.skipped or not result.surveys:
         raise typer.Exit(1)

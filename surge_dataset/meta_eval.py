@@ -18,6 +18,13 @@ ranked by the metric (higher is better) and compared with the human ranking by K
 and Spearman's rho (``scipy.stats``); the coefficients are averaged over surveys. Surveys with fewer
 than two such systems, or where either ranking is all ties (coefficient undefined), are left out and
 counted. Both variants are reported: with the GT system in the list and without it.
+
+:func:`agreement_with_humans` adds the figures ``surge judge-agreement`` gives between two judges, here
+between the human ranks and the metric's ranks of the same systems on each survey: Kendall's tau and
+Spearman's rho between the two system rankings (by mean within-survey rank) with bootstrap CIs over surveys,
+Krippendorff's alpha (interval) and the mean absolute difference of the within-survey ranks, and the systems
+whose rank changes (:mod:`surge_dataset.judging.agreement`). The per-survey coefficients above (Table 2 of the
+paper) are unchanged.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import numpy as np
 from .errors import InputFileError
 from .io import reading_input
 
-__all__ = ["GT_SYSTEM", "load_results", "meta_evaluate", "read_human_rankings"]
+__all__ = ["GT_SYSTEM", "agreement_with_humans", "load_results", "meta_evaluate", "read_human_rankings"]
 
 GT_SYSTEM = "GT"
 _NON_METRIC_KEYS = {"counts", "diagnostics"}
@@ -153,3 +160,19 @@ def meta_evaluate(
             }
         out[metric] = entry
     return out
+
+
+def agreement_with_humans(
+    human: Rankings,
+    systems: Mapping[str, Mapping[int, Mapping[str, float]]],
+    metrics: Sequence[str],
+    *,
+    gt_system: str = GT_SYSTEM,
+    seed: int = 0,
+    resamples: int = 1000,
+) -> dict[str, Any]:
+    """{metric: {"with_gt": figures, "without_gt": figures}}: see the module docstring and
+    :func:`surge_dataset.judging.agreement.compare` for the figures."""
+    from .judging.agreement import human_agreement
+
+    return human_agreement(human, systems, metrics, gt_system=gt_system, seed=seed, resamples=resamples)

@@ -42,7 +42,8 @@ MARKER = ".surge-output.json"
 
 OutputKind = Literal[
     "dataset", "index", "retrieval-export", "official-json", "rendered-surveys",
-    "imported-surveys", "generated-surveys", "metric-module",
+    "imported-surveys", "generated-surveys", "metric-module", "submission",
+    "leaderboard-space",
 ]
 
 #: Markers that folders written before :data:`MARKER` existed already carry, and the kind they prove.
@@ -50,6 +51,7 @@ _LEGACY_MARKERS: dict[str, OutputKind] = {
     "surge_meta.json": "dataset",
     "surge_index.json": "index",
     "encoding.json": "index",  # a dense index while its shards are being encoded
+    "submission.json": "submission",  # its manifest lists every file, so no marker file is added to it
 }
 
 _DESCRIPTION: dict[str, str] = {
@@ -61,6 +63,8 @@ _DESCRIPTION: dict[str, str] = {
     "imported-surveys": "surveys imported by `surge import`",
     "generated-surveys": "surveys written by `surge generate`",
     "metric-module": "an installed metric module",
+    "submission": "a submission packed by `surge submit`",
+    "leaderboard-space": "a leaderboard Space built by `surge leaderboard build`",
 }
 
 

@@ -18,21 +18,34 @@ __all__ = [
     "AGGREGATIONS",
     "ALCE_BACKENDS",
     "ALL_SPLITS",
+    "ARXIV",
     "BACKEND_KINDS",
+    "BIB_SERVICES",
+    "CROSSREF",
     "DEFINED",
     "DTYPES",
+    "EXISTS",
     "IMPORT_FORMATS",
+    "INSPECT_LOG",
+    "IN_CORPUS",
     "JUDGE_STYLES",
     "METRIC_GROUPS",
     "MODEL_KINDS",
+    "NOT_FOUND",
     "OFFICIAL",
+    "OPENALEX",
     "PAPER",
     "PROTOCOLS",
+    "REFERENCE_LABELS",
     "RELEASED",
+    "SEMANTIC_SCHOLAR",
     "SPLITS",
+    "SURVEYGEN",
+    "UNCHECKED",
     "AggregateName",
     "AlceBackend",
     "BackendKind",
+    "BibService",
     "ChoiceError",
     "DType",
     "ImportFormat",
@@ -40,6 +53,7 @@ __all__ = [
     "MetricGroup",
     "ModelKind",
     "ProtocolName",
+    "ReferenceLabel",
     "Split",
     "UnknownNameError",
     "check_choice",
@@ -98,13 +112,35 @@ MetricGroup = Literal["all", "surveygen"]
 METRIC_GROUPS: tuple[MetricGroup, ...] = get_args(MetricGroup)
 
 #: Output layouts ``surge import`` reads (one reader each in ``importers/formats.py``).
-ImportFormat = Literal["autosurvey", "storm", "llmxmr", "surveyforge", "markdown"]
+ImportFormat = Literal["autosurvey", "storm", "llmxmr", "surveyforge", "markdown", "inspect"]
+INSPECT_LOG: Final[ImportFormat] = "inspect"
 IMPORT_FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
 
 #: Which GT surveys a command runs over.
 Split = Literal["test", "train", "all"]
 ALL_SPLITS: Final[Split] = "all"
 SPLITS: tuple[Split, ...] = get_args(Split)
+
+
+#: Where ``reference_existence`` looks a reference title up after the corpus, in the order ``--bib-services``
+#: gives: ``surveygen`` = the references of SurveyGen files (local, ``--bib-surveygen``), the others web APIs.
+BibService = Literal["surveygen", "openalex", "semanticscholar", "arxiv", "crossref"]
+SURVEYGEN: Final[BibService] = "surveygen"
+OPENALEX: Final[BibService] = "openalex"
+SEMANTIC_SCHOLAR: Final[BibService] = "semanticscholar"
+ARXIV: Final[BibService] = "arxiv"
+CROSSREF: Final[BibService] = "crossref"
+BIB_SERVICES: tuple[BibService, ...] = get_args(BibService)
+
+#: What ``reference_existence`` says of one reference entry: ``in_corpus`` (a corpus paper), ``exists`` (a
+#: service knows the title), ``not_found`` (every source asked answered and none knows it), ``unchecked`` (a
+#: service failed and none found it: never counted as fabricated).
+ReferenceLabel = Literal["in_corpus", "exists", "not_found", "unchecked"]
+IN_CORPUS: Final[ReferenceLabel] = "in_corpus"
+EXISTS: Final[ReferenceLabel] = "exists"
+NOT_FOUND: Final[ReferenceLabel] = "not_found"
+UNCHECKED: Final[ReferenceLabel] = "unchecked"
+REFERENCE_LABELS: tuple[ReferenceLabel, ...] = get_args(ReferenceLabel)
 
 
 def closest_hint(name: str, known: Iterable[str]) -> str:

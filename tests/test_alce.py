@@ -55,22 +55,23 @@ RULES = {
 
 
 
-def _entailed(premise: str, hypothesis: str) -> bool:
+def _entailed(premise: str, hypothesis: str, rules=RULES) -> bool:
     titles = set(re.findall(r"^Title: (.*)$", premise, re.M))
-    return any(rule <= titles for rule in RULES.get(hypothesis, []))
+    return any(rule <= titles for rule in rules.get(hypothesis, []))
 
 
 class ScriptedNLI:
-    """Entailment exactly where RULES say so; records every batch it is asked."""
+    """Entailment exactly where ``rules`` (default RULES) say so; records every batch it is asked."""
 
     label_order = ("contradiction", "entailment", "neutral")
 
-    def __init__(self):
+    def __init__(self, rules=RULES):
+        self.rules = rules
         self.batches: list[list[tuple[str, str]]] = []
 
     def logits(self, pairs):
         self.batches.append(list(pairs))
-        return np.array([[0.0, 5.0, 1.0] if _entailed(p, h) else [0.0, 1.0, 5.0] for p, h in pairs])
+        return np.array([[0.0, 5.0, 1.0] if _entailed(p, h, self.rules) else [0.0, 1.0, 5.0] for p, h in pairs])
 
 
 class ScriptedJudge:
@@ -134,6 +135,38 @@ def test_joint_premise_format_and_citation_cap():
     # only the first three citations count: B correct, A and C over-cite -> 1/3
     assert [len(b) for b in nli.batches] == [1, 3, 2]  # joint; A, B, C alone; B+C and A+B without A, C
     assert result.citations == 3 and result.correct == 1 and result.overcited == 2 and result.recall == 1.0
+
+
+def test_every_citation_is_checked_before_the_cut_to_three():
+    """ALCE's order (eval.py, compute_autoais): a citation of a number without text anywhere in the sentence,
+    even past the third, makes it unsupported; only then are the citations cut to three."""
+    nli = ScriptedNLI({"X holds.": [{"Paper A"}]})  # Paper A alone entails the sentence
+    references = {1: 10, 2: 11, 3: 12}  # no [7] in the list
+
+    def score(text, refs=references):
+        return alce_citation_scores(alce_sentences(parse_survey(f"# S\n\n{text}\n")), refs, PAPERS,
+                                    NLIEntailment(nli), with_details=True)
+
+    # [7] is the 4th citation. Catches "cut to 3, then check": that reads [1][2][3], finds A in the joint
+    # premise and scores recall 1, precision 1/3 (A needed; B and C over-cite).
+    late = score("X holds [1][2][3][7].")
+    assert (late.recall, late.precision) == (0.0, 0.0)
+    # the three counted citations are all incorrect (our rule for an unsupported sentence; ALCE would leave
+    # them out of the denominator); [7] is the unusable one
+    assert (late.sentences, late.supported, late.citations, late.correct, late.unusable) == (1, 0, 3, 0, 1)
+    assert late.details[0]["numbers"] == [1, 2, 3] and late.details[0]["unusable_numbers"] == [7]
+    assert nli.batches == []  # rejected without asking the model, as ALCE does
+    # [7] among the first three. Catches "drop the missing numbers, then cut to 3": that reads [1][2][3]
+    # (the valid 4th citation moves up) and scores recall 1, precision 1/3 again.
+    early = score("X holds [1][7][2][3].")
+    assert (early.recall, early.precision, early.citations, early.unusable) == (0.0, 0.0, 3, 1)
+    assert early.details[0]["numbers"] == [1, 7, 2] and nli.batches == []
+    # an unresolved reference past the third (our addition to ALCE's "out of range") rejects it the same way
+    unresolved = score("X holds [1][2][3][4].", {**references, 4: None})
+    assert (unresolved.recall, unresolved.unusable, nli.batches) == (0.0, 1, [])
+    # control: with every citation valid the 4th is simply not read, and A in the joint premise supports it
+    valid = score("X holds [1][2][3][4].", {**references, 4: 13})
+    assert (valid.recall, valid.precision, valid.citations, valid.unusable) == (1.0, pytest.approx(1 / 3), 3, 0)
 
 
 def test_no_citation_at_all_scores_precision_zero_and_empty_text_undefined():
@@ -203,6 +236,63 @@ def test_evaluate_run_alce_batches_the_whole_run(sample_dataset, rendered, tmp_p
     lines = [json.loads(line) for line in (tmp_path / "d.jsonl").read_text().splitlines()]
     assert lines and all(line["kind"] == "alce_sentence" and "survey_id" in line for line in lines)
     assert set(results["average"]) == {"alce_citation_recall", "alce_citation_precision"}
+
+
+class TitleRuleNLI:
+    """Entails a (premise, hypothesis) pair only when the premise's titles include one of the hypothesis's
+    rule sets (``rules``: hypothesis -> list of title sets); records every pair it is asked."""
+
+    label_order = ("contradiction", "entailment", "neutral")
+
+    def __init__(self, rules):
+        self.rules = rules
+        self.asked: list[tuple[str, str]] = []
+
+    def logits(self, pairs):
+        self.asked += list(pairs)
+        return np.array([[0.0, 5.0, 1.0] if _entailed(p, h, self.rules) else [0.0, 1.0, 5.0] for p, h in pairs])
+
+
+def test_evaluate_run_alce_with_an_nli_that_entails_only_some_pairs(sample_dataset, tmp_path):
+    """The run tests above entail everything or nothing; here recall and precision differ and are worked
+    out by hand, per survey and averaged, so a wrong rule anywhere between parsing and the mean shows."""
+    data = SurgeData.open(sample_dataset)
+    p, q, r = (paper.title for paper in data.corpus.get([0, 1, 2]))
+    nli = TitleRuleNLI({
+        "Claim one holds.": [{p}], "Claim two holds.": [{p}], "Claim three holds.": [{q, r}],
+        "Claim five holds.": [{p}],  # "Claim four holds." is entailed by nothing
+    })
+    passages = tmp_path / "passages"
+    for survey_id, body, cited in [
+        (0, "Claim one holds [1]. Claim two holds [1][2]. Claim three holds [2][3]. Claim four holds [3]. "
+            "A sentence without a citation. Claim five holds [1][2][3][7].", [p, q, r]),
+        (1, "Claim one holds [1][2]. Claim four holds [2]. Claim two holds [1].", [p, q]),
+    ]:
+        (passages / str(survey_id)).mkdir(parents=True)
+        references = "".join(f"[{i}] {title}\n" for i, title in enumerate(cited, 1))
+        (passages / str(survey_id) / "s.md").write_text(f"# Findings\n\n{body}\n\n# References\n\n{references}")
+    results = evaluate_run(data, passages, tmp_path / "r.json", EvaluationConfig(metrics=["alce"], protocol="paper"),
+                           nli=nli)
+    first, second = results["surveys"]["0"], results["surveys"]["1"]
+    # survey 0, six sentences: one (P), two (P; Q over-cites), three (Q and R, each needed) are supported;
+    # four (R does not entail it), the uncited one and five ([7] is not in the list: rejected before the
+    # cut, its first three citations incorrect) are not. Recall 3/6; citations 1 + 2 + 2 + 1 + 3 = 9, of
+    # which 1 + 1 + 2 are correct: precision 4/9.
+    assert first["alce_citation_recall"] == pytest.approx(3 / 6)
+    assert first["alce_citation_precision"] == pytest.approx(4 / 9)
+    assert {k: first["counts"][f"alce_{k}"] for k in ("sentences", "supported", "citations", "correct",
+                                                      "overcited", "unusable")} == {
+        "sentences": 6, "supported": 3, "citations": 9, "correct": 4, "overcited": 1, "unusable": 1}
+    # survey 1: one (P+Q; Q over-cites) and two (P) supported, four (Q) not: recall 2/3; precision
+    # (1 + 0 + 1) / (2 + 1 + 1) = 1/2
+    assert second["alce_citation_recall"] == pytest.approx(2 / 3)
+    assert second["alce_citation_precision"] == pytest.approx(1 / 2)
+    assert results["average"]["alce_citation_recall"] == pytest.approx((3 / 6 + 2 / 3) / 2)
+    assert results["average"]["alce_citation_precision"] == pytest.approx((4 / 9 + 1 / 2) / 2)
+    # each distinct pair is asked once: 7 joint premises, then 4 of the 6 single citations (P alone for
+    # "Claim one holds." and "Claim two holds." were joint premises already); every leave-one-out premise
+    # is one of those singles, so there is no third batch
+    assert len(nli.asked) == len(set(nli.asked)) == 7 + 4
 
 
 def test_cli_alce_with_tiny_nli_and_judge_flag_checks(sample_dataset, rendered, tiny_nli_path, tmp_path):

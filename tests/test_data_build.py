@@ -116,6 +116,22 @@ def test_build_load_dataset_configs_and_splits(tmp_path, monkeypatch):
     queries = load_dataset("surge", "queries")
     assert set(queries) == {"train", "test", "unassigned"}
     assert queries["test"][0]["survey_id"] == 0
+    # the authors' queries.json is read as it is: nothing derived, nothing said about derivation
+    assert "queries_derived" not in SurgeData.open("surge").meta
+    assert "derived" not in (tmp_path / "surge" / "README.md").read_text().replace("survey_id` | int64 | (derived)", "")
+
+
+def test_the_card_states_each_licence(sample_dataset):
+    """Issue 22: the authors' MIT release, CC0 arXiv metadata (paper §3.5), GT section texts under their own licences."""
+    import yaml
+
+    card = (sample_dataset / "README.md").read_text(encoding="utf-8")
+    front = yaml.safe_load(card.split("---\n")[1])
+    assert front["license"] == "other" and front["license_name"]
+    licence = card.split("## Licence\n", 1)[1].split("\n## ", 1)[0]
+    for needle in ("MIT license (paper §3.5", "CC0 1.0", "under the licence each paper's authors chose on arXiv"):
+        assert needle in licence, needle
+    assert "cc0-1.0" not in card
 
 
 def test_records_and_tree(tmp_path):
@@ -223,16 +239,59 @@ def test_real_types_string_ids_int_root_parent_and_uuid_original_id(tmp_path):
     ]
 
 
-def test_absent_queries_builds_other_configs(tmp_path):
+def test_absent_queries_are_derived_from_surveys(tmp_path):
+    """No queries.json (the authors' Drive folder has none): the queries config is derived and marked so.
+
+    make_official's surveys have three sections with >= 100 characters (Introduction, Graph methods,
+    Spectral) and no per-section cites, so each survey with citations gives 3 queries citing its all_cites;
+    survey 7 cites nothing and gives none: 3 in test (survey 0) and 3 in train (survey 41).
+    """
     src = make_official(tmp_path / "src", queries=False)
     report = build_dataset(src, tmp_path / "surge")
     assert report.absent == ["queries.json"]
+    assert report.counts["queries"] == {"train": 3, "test": 3}
+    assert list(report.counts) == ["surveys", "corpus", "queries"]
+    assert any("derived from surveys.json" in note for note in report.notes)
     data = SurgeData.open(tmp_path / "surge")
-    assert data.configs == ["corpus", "surveys"]
+    assert data.configs == ["corpus", "queries", "surveys"]
+    derived = data.meta["queries_derived"]
+    assert derived["reason"] == "queries.json absent" and derived["queries"] == 6
+    assert derived["surveys_by_cites_source"] == {"section": 0, "all_cites": 2, "no_query": 1}
+    assert "queries.json" not in data.meta["source_files"]
     card = (tmp_path / "surge" / "README.md").read_text()
-    assert "config_name: queries" not in card and "Absent from the source folder" in card
+    assert "config_name: queries" in card and "Absent from the source folder" in card
+    assert "| `queries` (derived) | `test` | 3 |" in card and "## Fields: `queries` (derived" in card
+    assert [(q.survey_id, q.query_id, q.original_id, q.cites) for q in data.queries("test")] == [
+        (0, 0, 1, [0, 1]), (0, 1, 3, [0, 1]), (0, 2, 4, [0, 1])]
+    assert data.queries("train")[0].prefix_titles == [["title", "Federated Learning: A Survey"],
+                                                       ["section", "Introduction"]]
+
+
+def test_no_section_qualifies_no_queries_config(tmp_path):
+    src = make_official(tmp_path / "src", queries=False)
+    surveys = json.loads((src / "surveys.json").read_text())
+    for survey in surveys:
+        survey["all_cites"] = []  # no per-section cites either: nothing a query could cite
+    (src / "surveys.json").write_text(json.dumps(surveys))
+    report = build_dataset(src, tmp_path / "surge")
+    assert "queries" not in report.counts and any("no 'queries' config" in note for note in report.notes)
+    data = SurgeData.open(tmp_path / "surge")
+    assert data.configs == ["corpus", "surveys"] and "queries_derived" not in data.meta
+
+
+def test_without_surveys_no_queries_can_be_derived(tmp_path):
+    src = make_official(tmp_path / "src", surveys=False, queries=False)
+    report = build_dataset(src, tmp_path / "surge")
+    assert report.absent == ["surveys.json", "queries.json"]
+    data = SurgeData.open(tmp_path / "surge")
+    assert data.configs == ["corpus"] and "queries_derived" not in data.meta
+    card = (tmp_path / "surge" / "README.md").read_text()
+    assert "config_name: queries" not in card and "derived" not in card
     with pytest.raises(FileNotFoundError, match="no 'queries' config"):
         data.queries()
+    with pytest.raises(SurgeDataError, match="deriving the queries needs surveys.json"):
+        build_dataset(src, tmp_path / "again", derive_queries=True)
+    assert not (tmp_path / "again").exists()
 
 
 def _bad(tmp_path, mutate, name="surveys"):

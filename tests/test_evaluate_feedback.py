@@ -91,6 +91,6 @@ def test_details_say_when_nothing_applies_and_a_resumed_run_still_writes_them(
     _evaluate(sample_dataset, folder, tmp_path / "r2.json")
     output = _evaluate(sample_dataset, folder, tmp_path / "r2.json", "--details", str(details)).output
     kinds = [(r["survey_id"], r["kind"], r["why"]) for r in map(json.loads, details.read_text().splitlines())]
-    assert kinds == [(1, "reference", "title not found in the corpus (hallucinated)")] + [
-        (1, "citation", "title not found in the corpus (hallucinated)")] * 2  # the text's [1] and the list's
+    assert kinds == [(1, "reference", "title not found in the corpus (not_in_corpus)")] + [
+        (1, "citation", "title not found in the corpus (not_in_corpus)")] * 2  # the text's [1] and the list's
     assert "details: 3 records" in output

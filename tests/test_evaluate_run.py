@@ -63,7 +63,7 @@ def test_gt_as_generated_paper_protocol(sample_dataset, rendered, minilm_path, t
     assert surveys["1"]["doc_acc"] == 1.0 and surveys["2"]["doc_acc"] == 1.0
     for record in surveys.values():
         assert record["shr"] == pytest.approx(1.0, abs=1e-6)
-        assert record["counts"]["hallucinated"] == 0
+        assert record["counts"]["not_in_corpus"] == 0
     # docs 35 and 197 postdate survey 0 (2021-03-04), and so does 305 (2022-11-09), which the duplicate
     # title resolves to
     assert surveys["0"]["counts"]["future_citations"] == 3
@@ -84,7 +84,7 @@ def test_gt_as_generated_official_protocol(sample_dataset, rendered, tmp_path):
     # Document level over reference entries: 336's line yields no entry; cut titles are entries that
     # do not resolve (0). Survey 1: 20 entries, 17 in all_cites -> 17/20.
     assert surveys["1"]["doc_acc"] == pytest.approx(17 / 20)
-    assert surveys["1"]["counts"]["hallucinated"] == 3
+    assert surveys["1"]["counts"]["not_in_corpus"] == 3
     assert results["average"]["recall"] == pytest.approx(np.mean([19 / 21, 17 / 20, 18 / 19]))
 
 

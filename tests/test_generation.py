@@ -264,9 +264,9 @@ def test_every_system_with_a_scripted_llm_resolves_all_references(data: SurgeDat
             sidecar = json.loads((tmp_path / system / survey_id / "survey.json").read_text(encoding="utf-8"))
             assert sidecar["dropped_citations"] >= 1  # every section answer cites the invented [P999]
             if system == "llm_only":
-                assert counts["references"] == 3 and counts["hallucinated"] >= 2
+                assert counts["references"] == 3 and counts["not_in_corpus"] >= 2
             else:
-                assert counts["references"] > 0 and counts["hallucinated"] == 0, (system, counts)
+                assert counts["references"] > 0 and counts["not_in_corpus"] == 0, (system, counts)
     guided = (tmp_path / "guided" / "0" / "survey.md").read_text(encoding="utf-8")
     gt_titles = [s.title for s in data.survey(0).sections()]
     assert [t for _, t in _headings(guided)][1:-1] == gt_titles  # the GT outline, exactly
@@ -462,7 +462,7 @@ def test_end_to_end_with_the_real_smollm2_gguf(data: SurgeData, runs: dict[str, 
         assert set(results["surveys"]) == {survey_of[system]}
         for survey_id, record in results["surveys"].items():
             if system != "llm_only":
-                assert record["counts"]["hallucinated"] == 0, (system, survey_id, record["counts"])
+                assert record["counts"]["not_in_corpus"] == 0, (system, survey_id, record["counts"])
             markdown = (out / system / survey_id / "survey.md").read_text(encoding="utf-8")
             _assert_nested(markdown)
             sidecar = json.loads((out / system / survey_id / "survey.json").read_text(encoding="utf-8"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from surge_dataset.evaluation import compute
 from surge_dataset.llm import JudgeOutcome
 from surge_dataset.prompts import PROMPTS, PROMPTS_VERSION, PromptTemplate, get_prompt, register
 from surge_dataset.records import Survey
@@ -126,6 +127,61 @@ def test_cqs_mean_and_missing_counted():
     assert content_quality(sections, FakeJudge(5)).value == 5.0
     missing = content_quality(sections, FakeJudge(None))
     assert missing.value is None and missing.missing == 2 and missing.diagnostics[0]["code"] == "judge_missing"
+
+
+class ByKeyword:
+    """A scripted judge: each score question is answered by the first keyword of ``answers`` found in its
+    text (``None``: no valid answer); a points question gets ``points``. Records every question's text."""
+
+    def __init__(self, answers, points=()):
+        self.answers, self.points, self.asked = answers, tuple(points), []
+
+    def run(self, requests):
+        out = []
+        for request in requests:
+            text = request.conversation[-1][1]
+            self.asked.append(text)
+            if request.kind == "points":
+                out.append(JudgeOutcome(points=self.points, tries=1))
+                continue
+            value = next(v for k, v in self.answers.items() if k in text)
+            if value is None:
+                out.append(JudgeOutcome(tries=3, error="no valid answer in 3 tries"))
+            else:
+                out.append(JudgeOutcome(value=value, weighted=value + 0.5, tries=1))
+        return out
+
+
+def _section(word: str) -> str:
+    return f"This {word} section is long enough to be judged on its own merits. " * 3
+
+
+def test_cqs_is_the_mean_of_different_answers():
+    """Scores 1, 2 and 5 for three sections: mean 8/3, where max is 5, min 1 and median 2. Catches any of
+    those as the aggregate (a constant judge cannot tell them apart); a missing answer is left out, not 0."""
+    sections = [_section(w) for w in ("alpha", "beta", "gamma")]
+    score = content_quality(sections, ByKeyword({"alpha": 1, "beta": 2, "gamma": 5}))
+    assert score.value == pytest.approx(8 / 3) and score.items == 3 and score.missing == 0
+    assert score.weighted == pytest.approx((1.5 + 2.5 + 5.5) / 3)
+    # no answer for beta: the mean of 1 and 5 is 3 (scoring it 0 would give 2)
+    partial = content_quality(sections, ByKeyword({"alpha": 1, "beta": None, "gamma": 5}))
+    assert partial.value == 3.0 and partial.missing == 1
+    # the same through the metric engine, on Markdown (three content sections of 100+ characters)
+    markdown = "".join(f"# {w.title()}\n\n{_section(w)}\n\n" for w in ("alpha", "beta", "gamma"))
+    record = {"survey_title": "T", "all_cites": [], "structure": [
+        {"id": 0, "parent_id": None, "title": "root", "content": ""}]}
+    result = compute("cqs", [markdown], [record], judge=ByKeyword({"alpha": 1, "beta": 2, "gamma": 5}),
+                     protocol="paper")
+    assert result["cqs"] == pytest.approx(8 / 3) and result["counts"][0]["cqs_judged"] == 3
+
+
+def test_kpr_is_the_share_of_points_found_with_missing_left_out():
+    """Four key points answered 1, 0, 1 and none: KPR = 2/3. Catches max (1), a missing answer counted as
+    0 (2/4) and a denominator of all points asked (2/4)."""
+    judge = ByKeyword({"Point one": 1, "Point two": 0, "Point three": 1, "Point four": None},
+                      points=("Point one.", "Point two.", "Point three.", "Point four."))
+    kpr = key_point_recall("T", "GT text", "generated text", judge)
+    assert kpr.value == pytest.approx(2 / 3) and kpr.items == 4 and kpr.missing == 1
 
 
 def test_rel_llm_and_kpr():

@@ -264,6 +264,6 @@ def test_import_formats_are_one_table_named_by_the_vocabulary(tmp_path: Path) ->
 
     runner = CliRunner()
     shown = " ".join(runner.invoke(app, ["import", "--help"], env={"COLUMNS": "200"}).output.split())
-    assert "One of: autosurvey, storm, llmxmr, surveyforge, markdown." in shown and "default: 90.0" in shown
+    assert f"One of: {', '.join(IMPORT_FORMATS)}." in shown and "default: 90.0" in shown
     done = runner.invoke(app, ["import", str(tmp_path), "--format", "strom", "--out", str(tmp_path / "o")])
     assert done.exit_code == 2 and "did you mean 'storm'?" in done.output

@@ -130,8 +130,8 @@ def test_citation_accuracy_details_explain_each_score():
     assert kinds.count("reference") == 3 and kinds.count("citation") == 5
     missing = next(d for d in result.details if d["number"] == 9)
     assert missing["sec_why"] == "reference number missing from the reference list" and missing["doc_id"] is None
-    hallucinated = next(d for d in result.details if d["kind"] == "reference" and d["number"] == 3)
-    assert "hallucinated" in hallucinated["doc_why"]
+    not_in_corpus = next(d for d in result.details if d["kind"] == "reference" and d["number"] == 3)
+    assert "not_in_corpus" in not_in_corpus["doc_why"]
     beta = next(d for d in result.details if d["kind"] == "citation" and d["sentence"].startswith("Beta is"))
     assert beta["sec_score"] == 0.5 and set(beta["sec_probs"]) == {"contradiction", "entailment", "neutral"}
 

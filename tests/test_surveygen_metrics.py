@@ -14,6 +14,7 @@ from surge_dataset.scoring.surveygen_metrics import (
     is_non_content_section,
     structure_overlap,
     survey_similarity,
+    title_key,
 )
 from surge_dataset.survey import parse_survey
 
@@ -36,7 +37,7 @@ def test_citation_prf_hand_computed():
     generated = [
         "Attention Is All You Need",
         "attention is all you need.",  # same after processing: counted once
-        "Graph Neural Networks: A Review",  # vs "graph neural networks - a review": ratio 2*31/63 = 98.4
+        "Graph Neural Networks: A Review",  # vs "Graph neural networks - a review": equal once spaces collapse
         "Deep Residual Learning for Image Recognitio",  # ratio 2*43/87 = 98.9
         "Language Models are Few-Shot Learners",  # far from every GT title
     ]
@@ -56,6 +57,27 @@ def test_citation_prf_hand_computed():
     assert citation_prf(["a" * 9], ["a" * 10])["matched"] == 0
     assert citation_prf([], gt) == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "matched": 0, "generated": 0, "gt": 5}
     assert citation_prf(generated, [])["recall"] is None
+
+
+def test_citation_titles_are_reduced_to_single_spaces():
+    """Catches comparing ``default_process`` output as is: it keeps the three spaces left by " - ", so
+    "title   a study" vs "title a study" has ratio 2*13/28 = 92.9 and would not match."""
+    assert title_key("title - a study") == title_key("TITLE A STUDY") == "title a study"
+    assert citation_prf(["title - a study"], ["TITLE A STUDY"]) == {
+        "precision": 1.0, "recall": 1.0, "f1": 1.0, "matched": 1, "generated": 1, "gt": 1}
+    assert citation_prf(["TITLE A STUDY"], ["title - a study"])["matched"] == 1  # either side
+
+
+def test_citation_prf_counts_a_gt_paper_once():
+    """Two generated titles both within the threshold of one GT title (ratio 2*63/127 = 99.2 each, 98.4 to
+    each other, so they stay two entries): |R_L ∩ R_H| = 1. Catches many-to-one matching (each generated
+    title counted when it matches some GT title), which gives 2 matches: precision 2/2 and recall 2/2."""
+    gcn = "Semi-Supervised Classification with Graph Convolutional Networks"
+    generated = ["Semi-Supervised Classification with Graph Convolutional Network",
+                 "Semisupervised Classification with Graph Convolutional Networks"]
+    result = citation_prf(generated, [gcn, "Inductive Representation Learning on Large Graphs"])
+    assert (result["matched"], result["generated"], result["gt"]) == (1, 2, 2)
+    assert (result["precision"], result["recall"], result["f1"]) == (0.5, 0.5, 0.5)
 
 
 def test_greedy_matching_is_one_to_one():
@@ -82,6 +104,23 @@ def test_structure_overlap_hand_computed():
     record = _record([(0, None, "root", ""), *[(i, 0, t, "") for i, t in enumerate([*gt, "Acknowledgements"], 1)]])
     result = compute("structure_overlap", [markdown], [record], encoder=encoder, protocol="paper")
     assert result["structure_overlap"] == pytest.approx(0.75)
+
+
+def test_structure_overlap_threshold_is_exclusive():
+    """SurveyGen §3.2: sections match when their similarity *exceeds* the threshold (0.8, Appendix D.1).
+    [4, 3] and [5, 0] have cosine 4/5, exactly 0.8 in floating point. Catches ``>=``, which would match it
+    and score 1.0; just above matches, just below does not."""
+    encoder = KnownVectors({"Intro": [5, 0], "at": [4, 3], "above": [4.001, 3], "below": [3.999, 3]})
+    at = np.array([4.0, 3.0]) / 5.0
+    assert float(at @ np.array([1.0, 0.0])) == 0.8  # the boundary is exact, not a rounding away from it
+    assert structure_overlap(["Intro"], ["at"], encoder) == 0.0
+    assert structure_overlap(["Intro"], ["above"], encoder) == 1.0  # cosine 0.80007
+    assert structure_overlap(["Intro"], ["below"], encoder) == 0.0  # cosine 0.79993
+    # the same through the engine, with GT and generated sections from a record and Markdown
+    record = _record([(0, None, "root", ""), (1, 0, "Intro", "")])
+    result = compute("structure_overlap", ["# at\n\nText.\n", "# above\n\nText.\n"], [record, record],
+                     encoder=encoder, protocol="paper")
+    assert [r["structure_overlap"] for r in result["per_survey"]] == [0.0, 1.0]
 
 
 def test_top_level_sections_and_non_content():

@@ -39,6 +39,8 @@ from ..records import (
 )
 from .corpus import INDEX_DIR, PAPER_COLUMNS, CorpusIndexWriter
 from .jsonstream import iter_json_array
+from .queries import CITES_FROM_SECTION, CITES_FROM_SURVEY, DERIVATION_VERSION, QUESTION_TEMPLATE
+from .queries import derive_queries as derived_queries
 from .validate import SurgeDataError, check_records, check_unique_ids, read_json_array
 
 logger = logging.getLogger(__name__)
@@ -156,8 +158,13 @@ def build_dataset(
     test_ids: Iterable[int] = DEFAULT_TEST_IDS,
     shard_rows: int = CORPUS_SHARD_ROWS,
     progress: Callable[[str], None] | None = None,
+    derive_queries: bool = False,
 ) -> BuildReport:
-    """Build the HF dataset folder ``out`` from the official files found in ``source``."""
+    """Build the HF dataset folder ``out`` from the official files found in ``source``.
+
+    Without ``queries.json`` (the authors' Drive folder lacks it), or with ``derive_queries``, the ``queries``
+    config is derived from ``surveys.json`` (:mod:`.queries`) and marked as derived in the card and metadata.
+    """
     source, out = Path(source), Path(out)
     say = progress or (lambda message: logger.info(message))
     present = {c: source / f for c, f in OFFICIAL_FILES.items() if (source / f).is_file()}
@@ -165,10 +172,15 @@ def build_dataset(
         raise SurgeDataError(source, "source folder does not exist")
     if not present:
         raise SurgeDataError(source, f"none of {', '.join(OFFICIAL_FILES.values())} is in this folder")
-    report = BuildReport(out=out, absent=[OFFICIAL_FILES[c] for c in OFFICIAL_FILES if c not in present])
+    if derive_queries and "surveys" not in present:
+        raise SurgeDataError(source, "deriving the queries needs surveys.json, which is not in this folder")
+    derive = "surveys" in present and (derive_queries or "queries" not in present)
+    if derive:
+        present.pop("queries", None)  # a queries.json beside --derive-queries is not read
+    report = BuildReport(out=out, absent=[name for name in OFFICIAL_FILES.values() if not (source / name).is_file()])
     meta: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
-        "configs": sorted(present),
+        "configs": sorted({*present, *(["queries"] if derive else [])}),
         "absent_files": report.absent,
         "source_files": {},
     }
@@ -207,6 +219,11 @@ def build_dataset(
             for survey, split in zip(surveys, splits, strict=True):
                 survey_lookup.setdefault("norm:" + normalise_title(survey["survey_title"]), (survey["survey_id"], split))
             meta["source_files"]["surveys.json"] = sha256_file(path)
+            if derive:
+                given = (source / OFFICIAL_FILES["queries"]).is_file()
+                say(f"deriving the queries from {path} ({'--derive-queries' if given else 'no queries.json'})")
+                _derive_queries(tmp, surveys, dict(zip(meta["survey_order"], splits, strict=True)), given,
+                                report, meta)
             del surveys, table
 
         if "corpus" in present:
@@ -255,22 +272,11 @@ def build_dataset(
                 )
                 report.notes.append(note)
                 warnings.warn(f"{path}: {note}", stacklevel=2)
-            id_types = _id_column_types("queries", queries)
-            meta["query_id_types"] = {name: str(t) for name, t in id_types.items()}
-            columns = _rows("queries", queries, string_columns=[c for c, t in id_types.items() if t == pa.string()])
-            columns["survey_id"] = survey_ids
-            table = pa.Table.from_pydict(columns, schema=arrow_schema("queries", id_types=id_types))
-            split_array = pa.array(splits)
-            report.counts["queries"] = {}
-            for split in ("train", "test", "unassigned"):
-                part = table.filter(pc.equal(split_array, split))
-                if part.num_rows or split != "unassigned":
-                    report.counts["queries"][split] = part.num_rows
-                if part.num_rows:
-                    _write_parquet(part, tmp / "queries" / _shard_name(split, 0, 1))
+            _write_queries(tmp, queries, survey_ids, splits, report, meta)
             meta["source_files"]["queries.json"] = sha256_file(path)
-            del queries, table
+            del queries
 
+        report.counts = {config: report.counts[config] for config in OFFICIAL_FILES if config in report.counts}
         meta["counts"] = report.counts
         meta["unknown_fields"] = report.unknown_fields
         meta["fingerprint"] = hashlib.sha256(
@@ -281,6 +287,58 @@ def build_dataset(
 
         write_card(tmp, meta)
     return report
+
+
+def _write_queries(tmp: Path, queries: list[dict[str, Any]], survey_ids: list[int | None], splits: list[str],
+                   report: BuildReport, meta: dict[str, Any]) -> None:
+    """The ``queries`` config: one Parquet file per split (``unassigned`` only when it has rows)."""
+    id_types = _id_column_types("queries", queries)
+    meta["query_id_types"] = {name: str(t) for name, t in id_types.items()}
+    columns = _rows("queries", queries, string_columns=[c for c, t in id_types.items() if t == pa.string()])
+    columns["survey_id"] = survey_ids
+    table = pa.Table.from_pydict(columns, schema=arrow_schema("queries", id_types=id_types))
+    split_array = pa.array(splits, type=pa.string())
+    report.counts["queries"] = {}
+    for split in ("train", "test", "unassigned"):
+        part = table.filter(pc.equal(split_array, split))
+        if part.num_rows or split != "unassigned":
+            report.counts["queries"][split] = part.num_rows
+        if part.num_rows:
+            _write_parquet(part, tmp / "queries" / _shard_name(split, 0, 1))
+
+
+def _derive_queries(tmp: Path, surveys: list[dict[str, Any]], split_of: dict[int, str], given: bool,
+                    report: BuildReport, meta: dict[str, Any]) -> None:
+    """The ``queries`` config derived from ``surveys.json`` (:mod:`.queries`), recorded as derived in ``meta``."""
+    survey_ids, queries = [], []
+    for survey_id, query in derived_queries(surveys):
+        survey_ids.append(survey_id)
+        queries.append(query)
+    if not queries:  # no section qualifies: no config, as for an absent file
+        meta["configs"].remove("queries")
+        report.notes.append("no section of surveys.json qualifies as a query (none cites a paper): no 'queries' config")
+        return
+    meta["query_order"] = [q["query_id"] for q in queries]
+    source_of = {sid: q["cites_from"] for sid, q in zip(survey_ids, queries, strict=True)}
+    by_source = {kind: sum(v == kind for v in source_of.values()) for kind in (CITES_FROM_SECTION, CITES_FROM_SURVEY)}
+    meta["queries_derived"] = {
+        "from": "surveys.json",
+        "reason": "--derive-queries (queries.json present, not read)" if given else "queries.json absent",
+        "version": DERIVATION_VERSION,
+        "queries": len(queries),
+        "surveys_by_cites_source": {**by_source, "no_query": len(surveys) - len(source_of)},
+        "question_template": QUESTION_TEMPLATE,
+    }
+    _write_queries(tmp, queries, survey_ids, [split_of[sid] for sid in survey_ids], report, meta)
+    note = (
+        f"{'--derive-queries' if given else 'queries.json is absent'}: the 'queries' config ({len(queries)} queries) "
+        "was derived from surveys.json -- one per section with a resolved citation; prefix_titles as the authors "
+        "define them, prefix_titles_query our template questions (the authors' were written by an LLM)"
+    )
+    if by_source[CITES_FROM_SURVEY]:
+        note += (f"; {by_source[CITES_FROM_SURVEY]} survey(s) have no per-section cites in surveys.json, so their "
+                 "queries use the survey's all_cites (sections with >= 100 characters of content)")
+    report.notes.append(note)
 
 
 def _drain(records: list[Any]) -> Iterator[list[Any]]:

@@ -116,7 +116,10 @@ def card_metadata(folder: Path) -> dict[str, Any]:
             }
         )
     return {
-        "license": "cc0-1.0",
+        # Mixed licences (the card's "Licence" section): the authors' MIT release, CC0 arXiv metadata, and GT
+        # section texts under each arXiv paper's own licence. The Hub's vocabulary for that is `other`.
+        "license": "other",
+        "license_name": "mit-cc0-and-arxiv-paper-licences",
         "language": ["en"],
         "pretty_name": "SurGE: Survey Generation Evaluation",
         "task_categories": ["text-generation", "text-retrieval", "summarization"],
@@ -125,6 +128,26 @@ def card_metadata(folder: Path) -> dict[str, Any]:
         "configs": configs,
         "dataset_info": infos,
     }
+
+
+def derived_queries_text(derived: dict[str, Any]) -> str:
+    """The card's paragraph on a ``queries`` config derived from ``surveys.json`` (``meta["queries_derived"]``)."""
+    sources = derived.get("surveys_by_cites_source", {})
+    return (
+        f"**Queries (derived, not the authors' file).** This build did not read the authors' `queries.json` "
+        f"({derived.get('reason', 'n/a')}): the `queries` config was derived from `surveys.json` by "
+        f"`surge_dataset.data.queries` (rule version {derived.get('version')}): one query per section with at "
+        "least one resolved citation, in file order, `query_id` from 0, `original_id` = the section's node id. "
+        "`prefix_titles` (the heading path, first `[\"title\", <survey title>]`), `content`, `date`, `year` and "
+        "`category` are what the authors' definition gives. `prefix_titles_query` is our own deterministic "
+        f"question ({derived.get('question_template', '')}); the authors' questions were written by an LLM, so "
+        f"the wording differs. `cites`: a section's own `cites` where `surveys.json` carries them "
+        f"({sources.get('section', 0)} survey(s)); otherwise the survey's `all_cites` for every section with at least "
+        f"100 characters of content ({sources.get('all_cites', 0)} survey(s): survey-level relevance, a superset of "
+        "the section's, with `cite_extract_rate` null and `origin_cites_number` = the size of `all_cites`); "
+        f"{sources.get('no_query', 0)} survey(s) give no query. Each row's `extra` holds `derived_from` and "
+        "`cites_from` (`section` or `all_cites`)."
+    )
 
 
 def write_card(folder: Path, meta: dict[str, Any]) -> None:
@@ -150,11 +173,15 @@ def write_card(folder: Path, meta: dict[str, Any]) -> None:
         "| config | split | rows |",
         "| --- | --- | ---: |",
     ]
+    derived = meta.get("queries_derived")
     for config in CONFIG_ORDER:
         for split, n in counts.get(config, {}).items():
-            lines.append(f"| `{config}` | `{split}` | {n:,} |")
+            mark = " (derived)" if derived and config == "queries" else ""
+            lines.append(f"| `{config}`{mark} | `{split}` | {n:,} |")
     if meta.get("absent_files"):
         lines += ["", f"Absent from the source folder when this was built: {', '.join(meta['absent_files'])}."]
+    if derived:
+        lines += ["", derived_queries_text(derived)]
     lines += [
         "",
         f"**Split.** {meta.get('split_rule', 'n/a')}. The paper splits the 205 surveys 4:1 but does not "
@@ -171,7 +198,8 @@ def write_card(folder: Path, meta: dict[str, Any]) -> None:
     for config in CONFIG_ORDER:
         if config not in counts:
             continue
-        lines += [f"## Fields: `{config}`", "", "| column | type | official JSON key | meaning |",
+        heading = f"## Fields: `{config}`" + (" (derived from `surveys.json`)" if derived and config == "queries" else "")
+        lines += [heading, "", "| column | type | official JSON key | meaning |",
                   "| --- | --- | --- | --- |"]
         lines += [f"| `{c}` | {t} | {k} | {d} |" for c, t, k, d in FIELD_DOCS[config]]
         lines.append("")
@@ -180,9 +208,21 @@ def write_card(folder: Path, meta: dict[str, Any]) -> None:
         "",
         "## Licence",
         "",
-        "The arXiv metadata (titles, abstracts, authors) is distributed under CC0 1.0 as in the arXiv "
-        "metadata release; the SurGE code and the `surge-bench` package are MIT-licensed. Ground-truth "
-        "survey texts remain their authors' works; use them for research evaluation.",
+        "The SurGE authors distribute the dataset and their code under the MIT license (paper §3.5, "
+        "arXiv:2508.15658). The parts carry these licences:",
+        "",
+        "- **corpus** (titles, authors, abstracts, categories and dates of arXiv papers): arXiv's descriptive "
+        "metadata, which arXiv's API Terms of Use and Submittal Agreement place under the CC0 1.0 public-domain "
+        "dedication (paper §3.3 and §3.5). No PDF or source file is included.",
+        "- **surveys**: the ground-truth surveys' metadata (title, authors, abstract, date, category) is arXiv "
+        "metadata as above (CC0); their section texts (`structure[].content`) and headings come from the arXiv "
+        "papers themselves and stay under the licence each paper's authors chose on arXiv (arXiv's non-exclusive "
+        "distribution licence or a Creative Commons licence, shown on the paper's arXiv page).",
+        "- **queries**: section texts and heading paths of the surveys (licensed as those texts) and the "
+        "questions written for them.",
+        "",
+        "Check a survey's licence on its arXiv page before redistributing its text outside research "
+        "evaluation. The `surge-bench` package that built this folder is MIT-licensed.",
         "",
         "## Citation",
         "",

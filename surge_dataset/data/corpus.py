@@ -254,7 +254,7 @@ class Corpus:
         hi = np.searchsorted(self._keys, keys, side="right")
         found: list[int | None] = []
         for i, norm in enumerate(normalised):
-            if not norm and not empty_matches:  # a letterless title matches nothing (see README)
+            if not norm and not empty_matches:  # a letterless title matches nothing (docs/evaluation/protocols.md)
                 found.append(None)
                 continue
             position = int(hi[i]) - 1

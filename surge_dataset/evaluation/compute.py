@@ -96,10 +96,11 @@ def compute(
     corpus = data.corpus if data is not None else None
     prepared = [prepare_text(text, gt_survey(ref, data), corpus, config.protocol, survey_id=i)
                 for i, (text, ref) in enumerate(zip(predictions, references, strict=True))]
-    factories = model_factories(config, RunOptions(**run_settings))
+    run = RunOptions(**run_settings)
+    factories = model_factories(config, run)
     given = {"nli": nli, "encoder": encoder, "judge": None if isinstance(judge, str) else judge, "ner": ner}
     models = build_models(needed_models(chosen, config) if prepared else set(), given, factories)
-    prefetch_all(prepared, models, config)
+    prefetch_all(prepared, models, config, run)
     records = [score_survey(p, config, models)["result"] for p in prepared]
     means, counted = average({str(i): r for i, r in enumerate(records)}, config)
     keys = result_keys(config)

@@ -20,6 +20,7 @@ from ..settings import key_payload, setting
 from ..vocabulary import (
     AGGREGATIONS,
     ALCE_BACKENDS,
+    BIB_SERVICES,
     DEFINED,
     DTYPES,
     JUDGE,
@@ -126,6 +127,18 @@ class EvaluationConfig:
         help="Entailment for alce: nli (the NLI cross-encoder) or judge (the LLM judge).")
     ner_model: str = setting(
         DEFAULT_NER_MODEL, added_later=True, help="NER model (name or local folder) for heading_entity_recall.")
+    bib_services: str = setting(
+        "", added_later=True, metavar="NAMES",
+        help="Comma list of the sources reference_existence asks, in order, for a reference title the corpus "
+             f"lacks ({', '.join(BIB_SERVICES)}); empty = none (the corpus only, as with SURGE_OFFLINE=1). "
+             "Keys from the environment only (docs: Evaluation, more metrics, 'Reference existence').")
+    bib_surveygen: str | None = setting(
+        None, added_later=True, metavar="PATH",
+        help="SurveyGen JSON file, or folder of them, whose reference lists the 'surveygen' source searches.")
+    bib_match_threshold: float = setting(
+        95.0, added_later=True,
+        help="A title found by a source is the reference's when their similarity (rapidfuzz ratio, 0-100) is at "
+             "least this (SurveyGen's 0.95).")
     min_cites: int = setting(
         0, key="never", help="Evaluate only surveys whose GT cites at least N papers.")
     exclude_empty: bool = setting(
@@ -198,6 +211,9 @@ class EvaluationConfig:
         """
         models = bool(needed_models(selected_metrics(self), self) & {"nli", "encoder", "ner"})
         payload = key_payload(self, judge=bool(self.judge), models=models)
+        versions = {m.name: m.version for m in selected_metrics(self) if m.version > 1}
+        if versions:  # only fixed metrics: the keys of runs without them stay as they were
+            payload["metric_versions"] = versions
         text = json.dumps({**payload, "data": data_fingerprint}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -214,6 +230,18 @@ class RunOptions:
     judge_concurrency: int = setting(8, key="never", help="Judge requests in flight at once (openai: judges).")
     judge_timeout: float = setting(120.0, key="never", help="Seconds per judge request before it is retried.")
     judge_batch_size: int = setting(8, key="never", help="Prompts per batch for hf:/gguf: judges.")
+    bib_base_url: list[str] = setting(
+        default_factory=list, key="never", metavar="SERVICE=URL", cli_type=list[str],
+        help="Base URL of a bibliographic service (repeatable), for a mirror or a test server, e.g. "
+             "openalex=http://127.0.0.1:8000.")
+    bib_rate_limit: list[str] = setting(
+        default_factory=list, key="never", metavar="SERVICE=N", cli_type=list[str],
+        help="Requests per second to a bibliographic service (repeatable; defaults: openalex 10, semanticscholar "
+             "1, arxiv 0.34, crossref 5).")
+    bib_timeout: float = setting(30.0, key="never", help="Seconds per bibliographic request before it is retried.")
+    bib_max_retries: int = setting(
+        4, key="never", help="Retries of a bibliographic request after a 429, a 5xx or a network error.")
+    bib_concurrency: int = setting(4, key="never", help="Bibliographic requests in flight at once, per service.")
 
 
 def parse_metrics(text: str | Sequence[str], *, judge: bool = False) -> list[str]:

@@ -104,7 +104,8 @@ class Metric:
                   evaluator's objective metrics);
     ``weighted_key``   the probability-weighted key a judged metric adds with ``--judge-weighted``;
     ``description``    one line for listings and the ``evaluate`` card;
-    ``order``     position among the metrics.
+    ``order``     position among the metrics;
+    ``version``   the scoring code's version: raised when a fix changes the metric's numbers.
     """
 
     name: ClassVar[str]
@@ -117,6 +118,9 @@ class Metric:
     description: ClassVar[str] = ""
     #: Position in listings, results and ``--metrics all`` (built-ins use 10, 20, ...; others come after).
     order: ClassVar[int] = 1000
+    #: Raised with each fix that changes this metric's numbers. Above 1 it enters the journal key of runs
+    #: that select the metric, so a resumed run never mixes surveys scored before and after the fix.
+    version: ClassVar[int] = 1
 
     def active_needs(self, config: EvaluationConfig) -> frozenset[str]:
         """The model kinds this metric needs under ``config`` (ALCE: the NLI model or the judge)."""

@@ -36,6 +36,9 @@ class PreparedSurvey:
     citations: list[CitationInstance]
     read_diagnostics: list[dict[str, Any]]
     gt_titles: list[str] = field(default_factory=list)  # corpus titles of GT all_cites (SurveyGen's R_H)
+    corpus: Corpus | None = field(default=None, repr=False, compare=False)  # what resolved the references
+    #: reference number -> its existence label and evidence, filled by reference_existence's prefetch
+    reference_labels: dict[int, Any] | None = field(default=None, repr=False, compare=False)
 
 
 def package_versions() -> dict[str, str]:
@@ -134,7 +137,7 @@ def prepare_text(
     return PreparedSurvey(
         survey_id=gt.survey_id if survey_id is None else survey_id, path=path or Path("<text>"), gt=gt,
         parsed=parsed, references=references, papers=papers, citations=citations,
-        read_diagnostics=read_diagnostics or [], gt_titles=gt_titles,
+        read_diagnostics=read_diagnostics or [], gt_titles=gt_titles, corpus=corpus,
     )
 
 
@@ -168,15 +171,23 @@ def _is_after(paper: Paper, gt: Survey) -> bool:
     return paper_date[:width] > gt_date[:width]
 
 
+#: Count keys kept under an old name for one release, each as an alias of its new name (docs/evaluation/index.md):
+#: ``hallucinated`` counted the entries the corpus lacks, which are not all fabricated (a real paper outside
+#: the corpus is not): it is ``not_in_corpus`` now; ``reference_existence`` tells the two apart.
+DEPRECATED_COUNTS = {"hallucinated": "not_in_corpus"}
+
+
 def survey_counts(prepared: PreparedSurvey) -> dict[str, int]:
     resolved = [d for d in prepared.references.values() if d is not None]
     future = sum(1 for d in resolved if d in prepared.papers and _is_after(prepared.papers[d], prepared.gt))
     missing = sum(1 for c in prepared.citations if c.number not in prepared.references)
-    return {
+    counts = {
         "references": len(prepared.references),
         "resolved": len(resolved),
-        "hallucinated": len(prepared.references) - len(resolved),
+        "not_in_corpus": len(prepared.references) - len(resolved),
         "citations": len(prepared.citations),
         "citations_of_missing_numbers": missing,
         "future_citations": future,
     }
+    counts.update({old: counts[new] for old, new in DEPRECATED_COUNTS.items()})  # deprecated: removed next release
+    return counts

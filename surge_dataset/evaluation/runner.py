@@ -19,7 +19,7 @@ from ..data.dataset import SurgeData
 from ..filters import SurveyFilter, split_entries
 from ..io import JsonlJournal, atomic_write_json, atomic_write_text
 from ..vocabulary import RELEASED
-from .config import EvaluationConfig, judge_settings, result_keys, selected_metrics
+from .config import EvaluationConfig, RunOptions, judge_settings, result_keys, selected_metrics
 from .metric import Metric, ModelSet, Requests, diagnostic, needed_models
 from .models import build_models, is_built, judge_report, unwrap
 from .prepare import PreparedSurvey, discover_passages, package_versions, prepare_survey, survey_counts
@@ -33,15 +33,20 @@ def _check_judge(metrics: Sequence[Metric], config: EvaluationConfig, judge: Any
         raise ValueError(f"metrics {wanting} need a judge (config.judge)")
 
 
-def prefetch_all(surveys: Sequence[PreparedSurvey], models: ModelSet, config: EvaluationConfig) -> None:
+def prefetch_all(
+    surveys: Sequence[PreparedSurvey], models: ModelSet, config: EvaluationConfig, run: RunOptions | None = None
+) -> dict[str, Any] | None:
     """Every model input of the run, before any survey is scored: one batch per model kind.
 
     The metrics' :meth:`~.metric.Metric.requests` of all surveys go to each model in one call (one
     length sort, one concurrent round for a judge server); metrics that ask in stages (their own
-    ``prefetch``) run after.
+    ``prefetch``) run after. ``run``: the run options bibliographic look-ups use (``reference_existence``);
+    returns what those did (``results["references"]``), None when nothing was looked up.
     """
     if not surveys:
-        return
+        return None
+    from ..references import lookup_session
+
     metrics = selected_metrics(config)
     staged = [m for m in metrics if type(m).prefetch is not Metric.prefetch]
     combined = Requests()
@@ -50,8 +55,10 @@ def prefetch_all(surveys: Sequence[PreparedSurvey], models: ModelSet, config: Ev
             for survey in surveys:
                 combined.extend(metric.requests(survey, config))
     models.prefetch(combined)
-    for metric in staged:
-        metric.prefetch(surveys, models, config)
+    with lookup_session(run) as session:
+        for metric in staged:
+            metric.prefetch(surveys, models, config)
+    return session.report()
 
 
 def prepare_folder(
@@ -115,7 +122,7 @@ def resolution_details(prepared: PreparedSurvey) -> list[dict[str, Any]]:
     def why(number: int, doc_id: int | None) -> str:
         if number not in prepared.references:
             return "reference number missing from the reference list"
-        return "resolved" if doc_id is not None else "title not found in the corpus (hallucinated)"
+        return "resolved" if doc_id is not None else "title not found in the corpus (not_in_corpus)"
 
     records: list[dict[str, Any]] = []
     for number, reference in sorted(prepared.parsed.references.items()):
@@ -183,12 +190,14 @@ def evaluate_run(
     ner_factory: Callable[[], Any] | None = None,
     details_path: str | Path | None = None,
     on_survey_done: Callable[[int, int, int], None] | None = None,
+    run: RunOptions | None = None,
 ) -> dict[str, Any]:
     """Evaluate every survey in ``passage_dir`` and write ``out`` atomically; returns the results dict.
 
     Models are created (the ``*_factory`` callables) only if a requested metric needs them and some
     survey still has to be scored. ``on_survey_done(survey_id, done, total)`` is called after each
-    survey is journaled (progress bars; tests interrupt a run from it).
+    survey is journaled (progress bars; tests interrupt a run from it). ``run``: the run options the
+    bibliographic look-ups use (base URLs, rate limits, timeouts, cache folder; defaults without).
     """
     out = Path(out)
     metrics = selected_metrics(config)
@@ -200,13 +209,14 @@ def evaluate_run(
                 and (details_path is None or rec.get("with_details", bool(rec.get("details"))))}
     prepared, failures, excluded = prepare_folder(data, passage_dir, config, skip=finished)
     models = ModelSet()
+    lookups = None
     if prepared:
         models = build_models(
             needed_models(metrics, config),
             {"nli": nli, "encoder": encoder, "judge": judge, "ner": ner},
             {"nli": nli_factory, "encoder": encoder_factory, "judge": judge_factory, "ner": ner_factory},
         )
-        prefetch_all(prepared, models, config)
+        lookups = prefetch_all(prepared, models, config, run)
     total = len(finished) + len(prepared)
     for p in prepared:
         scored = score_survey(p, config, models, with_details=details_path is not None)
@@ -239,6 +249,8 @@ def evaluate_run(
     if config.judge:  # read off the judge that ran, never building one for it
         live = models.judge if is_built(models.judge) else judge
         results["config"]["judge_settings"] = judge_settings(config, unwrap(live))
+    if lookups is not None:  # what the bibliographic services did in this invocation (no secrets)
+        results["references"] = lookups
     if is_built(models.judge):
         results["judge"] = judge_report(models.judge)
     elif judge is not None:

@@ -9,7 +9,8 @@ with ``#`` headings, ``[n]`` citations and a reference list of ``[n] <title>`` l
     else the trailing block of ``[n]`` lines. Citations are numeric (``[3]``, ``[1, 2]``, ``[1-3]``,
     ``[1; 2]``, ``[^3]``) when the entries are numbered, author-year (``(Smith et al., 2020; Lee, 2019)``,
     ``Smith and Lee (2020)``) when they are not; author-year citations are matched to entries by first
-    author's surname and year (``2020a``/``2020b`` by suffix, else in list order).
+    author's surname and year (``2020a``/``2020b`` by suffix, else in list order). Each entry's title is
+    read by the rule in :mod:`.titles`.
 ``autosurvey`` / ``surveyforge``
     AutoSurvey's Markdown (SurveyForge writes AutoSurvey's format): as ``markdown``, and when there is no
     numbered reference list, bracketed paper titles ``[Title A; Title B]`` (AutoSurvey's draft before its
@@ -19,22 +20,33 @@ with ``#`` headings, ``[n]`` citations and a reference list of ``[n] <title>`` l
     citations, and ``url_to_info.json`` beside it: ``url_to_unified_index`` gives each source's number,
     ``url_to_info[url].title`` its title. The topic is the folder name (``_`` for spaces).
 ``llmxmr``
-    LLMxMapReduce-V2's JSONL (one survey per line): ``title``, ``content`` (Markdown, citations
-    ``[1,3]``) and ``papers`` (citation n = ``papers[n-1]``), else the ``ref_str`` list.
+    LLMxMapReduce-V2's output (JSON lines, one survey per line, or one JSON record / list, whatever the
+    file's suffix): ``title``, ``content`` (Markdown, citations ``[1,3]``) and ``papers`` (citation n =
+    ``papers[n-1]``), else the ``ref_str`` list. A file holding one record (the authors' ``output.json``)
+    is named by where it is, like the other formats: ``DIR/<name>/<file>.json`` or ``DIR/<name>.jsonl``.
+``inspect``
+    Logs of the Inspect task ``surge/survey`` (:mod:`surge_dataset.inspect`): a ``.eval``/``.json`` log or a
+    folder of them, one survey per sample, keyed by its survey id; the model, prompt version and Inspect
+    version are recorded. One log also gives ``<OUT>.results.json``, its scores as a ``surge report`` input.
 
-Every survey is matched to a ground-truth survey by its folder name when that is a survey id, else by
-title (normalised exactly, then fuzzily); every reference title resolves by the evaluator's exact rule
+Every survey is matched to a ground-truth survey by its name when that is a survey id (the folder or file
+under SOURCE; a SOURCE file: its stem, then its folder's name), else by title (its own, then its name;
+normalised exactly, then fuzzily). An empty input (0 bytes, only
+white space, an empty ``content``) is a failure, not an empty survey: it is reported with the inputs that
+could not be read, and the command exits 1. Every reference title resolves by the evaluator's exact rule
 (``Corpus.resolve``: letters a-z, lower-cased), then by rapidfuzz ``fuzz.ratio`` on
 ``rapidfuzz.utils.default_process`` titles at or above ``threshold`` (default 90, recorded). A resolved
 reference is written as the corpus spells its title (so a fuzzy match resolves in ``surge evaluate``
-too); an unresolved one keeps its own title (and scores as hallucinated). The report lists every fuzzy match and every unresolved
-reference with its nearest corpus title.
+too); an unresolved one keeps its own title (and scores as not in the corpus). The report lists every
+fuzzy match, every unresolved reference with its nearest corpus title, every written title the released
+reference pattern cannot read back (resolved or not), and what ``surge evaluate`` counts in each written
+file under each protocol, beside the importer's own count (the report's ``counting`` says why they differ).
 
 One module per job: :mod:`.records` (the records and formats), :mod:`.markdown` (reading a Markdown
-survey and its reference list), :mod:`.formats` (the readers per source format), :mod:`.resolution`
-(reference titles -> corpus papers, peer surveys -> ground-truth surveys), :mod:`.convert` (citations
-renumbered, the evaluator's Markdown written) and :mod:`.report` (the import and its report). The
-public names are re-exported here.
+survey and its reference list), :mod:`.titles` (a reference entry's title), :mod:`.formats` (the readers
+per source format), :mod:`.resolution` (reference titles -> corpus papers, peer surveys -> ground-truth
+surveys), :mod:`.convert` (citations renumbered, the evaluator's Markdown written) and :mod:`.report` (the
+import and its report). The public names are re-exported here.
 """
 
 from __future__ import annotations
@@ -42,12 +54,13 @@ from __future__ import annotations
 from .convert import convert_document
 from .formats import FORMATS, READERS, read_documents
 from .markdown import read_markdown
-from .records import DEFAULT_THRESHOLD, PeerDocument, RefEntry
+from .records import DEFAULT_THRESHOLD, PeerDocument, RefEntry, SourceNotFoundError
 from .records import NEAR_MISS as NEAR_MISS
 from .records import STORM_ARTICLES as STORM_ARTICLES
 from .records import TEXT_SUFFIXES as TEXT_SUFFIXES
 from .report import ImportReport, import_outputs, report_path
 from .resolution import TitleMatcher
+from .titles import entry_titles
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -56,8 +69,10 @@ __all__ = [
     "READERS",
     "PeerDocument",
     "RefEntry",
+    "SourceNotFoundError",
     "TitleMatcher",
     "convert_document",
+    "entry_titles",
     "import_outputs",
     "read_documents",
     "read_markdown",

@@ -182,10 +182,16 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
 # ------------------------------------------------------------------------------------------ conversion
 
 
+def _official_title(line: str) -> str | None:
+    """The title the released reference pattern reads from a written reference line (None: no title)."""
+    parsed = official_reference(line.strip())
+    return parsed[1] if parsed is not None else None
+
+
 def _official_reads(line: str, title: str) -> bool:
     """Whether the released reference pattern reads ``line`` back as ``title`` (same normalised title)."""
-    parsed = official_reference(line.strip())
-    return parsed is not None and normalise_title(parsed[1]) == normalise_title(title)
+    parsed = _official_title(line)
+    return parsed is not None and normalise_title(parsed) == normalise_title(title)
 
 
 def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dict[str, Any]]:
@@ -206,8 +212,9 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dic
         entry = entries[key]
         written = found["corpus_title"] if found["method"] else entry.title
         lines.append(f"[{number}] {' '.join(written.split())}")
-        if found["method"] and not _official_reads(lines[-1], written):
-            unreadable.append({"number": number, "corpus_title": written, "doc_id": found["doc_id"]})
+        if not _official_reads(lines[-1], written):
+            unreadable.append({"number": number, "title": written, "resolved": found["method"] is not None,
+                               "doc_id": found["doc_id"], "official_reads": _official_title(lines[-1])})
         if found["method"] == "fuzzy":
             fuzzy.append({"number": number, "title": entry.title, "corpus_title": found["corpus_title"],
                           "doc_id": found["doc_id"], "score": found["score"]})
@@ -228,8 +235,9 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dic
         "doc_ids": [r["doc_id"] for r in resolutions],
         "fuzzy": fuzzy,
         "unresolved_references": unresolved,
-        # resolved, but the released reference pattern cuts the title (it ends in ?, ', ), / ...): under
-        # --protocol official these count as hallucinated, as in the released evaluator
+        # written titles the released reference pattern cuts or loses (one ending in ?, ', ), / ...), resolved
+        # or not: under --protocol official a resolved one is not found in the corpus (as in the released
+        # evaluator), and what it does read ("official_reads") may even match another paper
         "unreadable_by_official": unreadable,
         "notes": list(doc.notes),
     }

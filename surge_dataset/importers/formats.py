@@ -15,7 +15,7 @@ from typing import Any
 from ..survey import decode_survey_bytes
 from ..vocabulary import ImportFormat, check_choice
 from .markdown import read_markdown
-from .records import STORM_ARTICLES, TEXT_SUFFIXES, PeerDocument, RefEntry
+from .records import STORM_ARTICLES, TEXT_SUFFIXES, PeerDocument, RefEntry, SourceNotFoundError
 
 #: What a reader yields: a peer survey, or ``(source, reason)`` for an input it has to skip.
 Item = PeerDocument | tuple[str, str]
@@ -24,8 +24,20 @@ Item = PeerDocument | tuple[str, str]
 
 
 def _read_text(path: Path) -> str:
+    """The file's text as the evaluator decodes it, less a byte-order mark (none is written to OUT, and JSON
+    refuses one)."""
     text, _ = decode_survey_bytes(path.read_bytes())
-    return text
+    return text.removeprefix("\ufeff")
+
+
+def _empty(path: Path, text: str) -> str | None:
+    """Why ``text`` (read from ``path``) is no survey at all, or None: a generation run that crashed or never
+    wrote its output leaves an empty file, which must fail the import rather than become an empty survey."""
+    if text.strip():
+        return None
+    size = path.stat().st_size
+    what = "empty file (0 bytes)" if size == 0 else f"no text ({size} bytes of white space)"
+    return f"{what}: nothing to import, not written (did the generation run fail?)"
 
 
 def _pick_file(folder: Path) -> tuple[Path | None, str | None]:
@@ -37,6 +49,14 @@ def _pick_file(folder: Path) -> tuple[Path | None, str | None]:
     if len(markdown) == 1:
         return markdown[0], None
     return None, f"{len(files)} text files and {len(markdown)} Markdown files: cannot tell which is the survey"
+
+
+def _markdown_document(path: Path, key: str, title_citations: bool) -> Item:
+    text = _read_text(path)
+    problem = _empty(path, text)
+    if problem is not None:
+        return str(path), problem
+    return read_markdown(text, key, str(path), title_citations=title_citations)
 
 
 def _markdown_documents(root: Path, title_citations: bool) -> Iterator[Item]:
@@ -53,10 +73,29 @@ def _markdown_documents(root: Path, title_citations: bool) -> Iterator[Item]:
             path, key = entry, entry.stem
         else:
             continue
-        yield read_markdown(_read_text(path), key, str(path), title_citations=title_citations)
+        yield _markdown_document(path, key, title_citations)
+
+
+def _storm_references(info: Any) -> dict[str, RefEntry] | str:
+    """Citation number -> source of a STORM run's ``url_to_info.json``, or why it cannot be read."""
+    if not isinstance(info, dict) or not isinstance(info.get("url_to_unified_index", {}), dict):
+        return "url_to_info.json holds no 'url_to_unified_index' object"
+    sources = info.get("url_to_info") if isinstance(info.get("url_to_info"), dict) else {}
+    references: dict[str, RefEntry] = {}
+    for url, number in info.get("url_to_unified_index", {}).items():
+        if not str(number).strip().isdigit():
+            return f"url_to_info.json numbers {url!r} as {number!r}, not a citation number"
+        source = sources.get(url) if isinstance(sources.get(url), dict) else {}
+        references[str(int(number))] = RefEntry(str(source.get("title") or url), url)
+    return references
 
 
 def _storm_documents(root: Path) -> Iterator[Item]:
+    if root.is_file():  # the article itself: its folder is the run
+        if root.name not in STORM_ARTICLES:
+            raise SourceNotFoundError(f"{root}: --format storm reads a run folder (DIR/<topic>/"
+                                      f"{STORM_ARTICLES[0]}) or a folder of them, not a file")
+        root = root.parent
     folders = [root] if any((root / name).is_file() for name in STORM_ARTICLES) else sorted(
         p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     for folder in folders:
@@ -64,47 +103,72 @@ def _storm_documents(root: Path) -> Iterator[Item]:
         if article is None:
             yield str(folder), f"no {' or '.join(STORM_ARTICLES)}"
             continue
-        doc = read_markdown(_read_text(article), folder.name, str(article), find_references=False)
+        text = _read_text(article)
+        if (problem := _empty(article, text)) is not None:
+            yield str(article), problem
+            continue
+        doc = read_markdown(text, folder.name, str(article), find_references=False)
         doc.title = folder.name.replace("_", " ")
         info_path = folder / "url_to_info.json"
         if not info_path.is_file():
             doc.notes.append("url_to_info.json is absent: citations have no titles")
-        else:
-            info = json.loads(_read_text(info_path))
-            sources = info.get("url_to_info", {})
-            for url, number in info.get("url_to_unified_index", {}).items():
-                title = (sources.get(url) or {}).get("title") or url
-                doc.references[str(int(number))] = RefEntry(str(title), url)
+            yield doc
+            continue
+        try:
+            references = _storm_references(json.loads(_read_text(info_path)))
+        except json.JSONDecodeError as exc:
+            references = f"url_to_info.json is not JSON ({exc}): did the run finish writing its sources?"
+        if isinstance(references, str):
+            yield str(info_path), references
+            continue
+        doc.references = references
         yield doc
 
 
-def _llmxmr_records(path: Path) -> Iterator[dict[str, Any]]:
-    text = _read_text(path)
-    if path.suffix == ".json":
+def _llmxmr_records(text: str) -> list[Any]:
+    """The records of an LLMxMapReduce-V2 output: one JSON value (an object, or a list of them), else JSON
+    lines (the pipeline appends one line per survey, whatever the file is called)."""
+    try:
         value = json.loads(text)
-        yield from (value if isinstance(value, list) else [value])
-        return
-    for line in text.splitlines():
-        if line.strip():
-            yield json.loads(line)
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return value if isinstance(value, list) else [value]
 
 
 def _llmxmr_documents(root: Path) -> Iterator[Item]:
-    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.suffix in (".jsonl", ".json"))
+    """Each record of each ``*.json`` / ``*.jsonl`` file. A file holding one record names its survey by
+    where it is, as the other formats do: the folder under SOURCE that holds it (``SOURCE/<name>/output.json``),
+    else its file name (``SOURCE/<name>.jsonl``; SOURCE itself: its stem, then its folder's name). Records of
+    a file holding several are named by their ``title`` only."""
+    files = [root] if root.is_file() else sorted(
+        p for p in root.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(root).parts))
     for path in files:
-        try:
-            records = list(_llmxmr_records(path))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            yield str(path), f"not JSON lines: {exc}"
+        text = _read_text(path)
+        if (problem := _empty(path, text)) is not None:
+            yield str(path), problem
             continue
+        try:
+            records = _llmxmr_records(text)
+        except json.JSONDecodeError as exc:
+            yield str(path), f"neither JSON nor JSON lines: {exc}"
+            continue
+        parts = path.relative_to(root).parts if path != root else ()
+        where = parts[0] if len(parts) > 1 else path.stem
+        aliases = [path.resolve().parent.name] if path == root else []
         for i, record in enumerate(records):
             source = f"{path}#{i}"
             if not isinstance(record, dict) or not isinstance(record.get("content"), str):
                 yield source, "record without a 'content' string"
                 continue
+            if not record["content"].strip():
+                yield source, "the record's 'content' is empty: nothing to import, not written (did the run fail?)"
+                continue
             title = str(record.get("title") or "").strip()
-            doc = read_markdown(record["content"], title or f"{path.stem}-{i}", source)
+            key = where if len(records) == 1 else f"{path.stem}-{i}"
+            doc = read_markdown(record["content"], key, source)
             doc.title = title or doc.title
+            doc.aliases = aliases if len(records) == 1 else []
             papers = record.get("papers")
             if isinstance(papers, list) and papers:
                 doc.references = {str(n): RefEntry(str(p.get("title") or ""), str(p.get("url") or ""))
@@ -116,9 +180,13 @@ def _llmxmr_documents(root: Path) -> Iterator[Item]:
 
 
 def _markdown_files(root: Path, title_citations: bool) -> Iterator[Item]:
-    """One Markdown file, or a folder of them (``DIR/<name>/<one file>`` or ``DIR/<name>.md``)."""
+    """One Markdown file (named by its stem, else its folder's name), or a folder of them (``DIR/<name>/<one
+    file>`` or ``DIR/<name>.md``)."""
     if root.is_file():
-        return iter([read_markdown(_read_text(root), root.stem, str(root), title_citations=title_citations)])
+        item = _markdown_document(root, root.stem, title_citations)
+        if isinstance(item, PeerDocument):
+            item.aliases.append(root.resolve().parent.name)
+        return iter([item])
     return _markdown_documents(root, title_citations=title_citations)
 
 
@@ -131,6 +199,14 @@ def _autosurvey_reader(root: Path) -> Iterator[Item]:
     return _markdown_files(root, title_citations=True)
 
 
+def _inspect_reader(root: Path) -> Iterator[Item]:
+    """Inspect logs of ``surge/survey`` (a .eval/.json log or a folder of them); inspect_ai loads only for this
+    format (imported here: ``inspect.log_reader`` imports this package's parsers)."""
+    from ..inspect.log_reader import read_inspect_logs
+
+    return read_inspect_logs(root)
+
+
 #: The one table of ``surge import`` formats: format name -> reader of a file or folder (in help order).
 READERS: dict[ImportFormat, Callable[[Path], Iterator[Item]]] = {
     "autosurvey": _autosurvey_reader,
@@ -138,16 +214,18 @@ READERS: dict[ImportFormat, Callable[[Path], Iterator[Item]]] = {
     "llmxmr": _llmxmr_documents,
     "surveyforge": _autosurvey_reader,  # SurveyForge writes AutoSurvey's format
     "markdown": _markdown_reader,
+    "inspect": _inspect_reader,
 }
 FORMATS: tuple[ImportFormat, ...] = tuple(READERS)
 
 
 def read_documents(fmt: str, source: str | Path) -> Iterator[Item]:
     """Every peer survey under ``source`` in format ``fmt``; a ``(path, reason)`` pair for each input that
-    cannot be read as one. An unknown ``fmt`` is a :class:`~surge_dataset.vocabulary.ChoiceError`
-    (a ``ValueError``) naming the formats and the closest one."""
+    cannot be read as one (an empty file among them: a run that failed). An unknown ``fmt`` is a
+    :class:`~surge_dataset.vocabulary.ChoiceError` naming the formats and the closest one; a missing
+    ``source`` a :class:`SourceNotFoundError`."""
     check_choice("format", fmt, FORMATS)
     root = Path(source)
     if not root.exists():
-        raise FileNotFoundError(f"{root}: no such file or folder")
+        raise SourceNotFoundError(f"{root}: no such file or folder")
     return READERS[fmt](root)  # type: ignore[index]  # checked above

@@ -4,11 +4,10 @@ section, else the trailing block of ``[n]`` lines), numbered or author-year."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from ..normalise import normalise_title
-from ..survey import parse_survey
 from .records import PeerDocument, RefEntry
+from .titles import entry_titles
 
 # ------------------------------------------------------------------------------------------ Markdown
 
@@ -21,8 +20,6 @@ _BRACKET_ENTRY_RE = re.compile(r"^\s*(?:[-*+\u2022]\s+)?\[\^?\d{1,6}\]\s*:?\s*\S
 _NUMBERED_ENTRY_RE = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\[\^?(\d{1,6})\]|(\d{1,6})[.)])\s*:?\s*(.*\S)?\s*$")
 _MARKER_RE = re.compile(r"^\s*(?:[-*+\u2022]\s+|\[\^?\d{1,6}\]|\d{1,6}[.)]\s)")
 _BULLET_RE = re.compile(r"^\s*[-*+\u2022]\s+")
-_MD_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
-_URL_RE = re.compile(r"<?https?://\S+>?")
 _FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
 
 
@@ -127,16 +124,6 @@ def _entries(lines: list[str]) -> list[str]:
     return entries
 
 
-def _titles(entries: Sequence[str]) -> list[str]:
-    """Titles of reference entries, read by the evaluator's own best-effort entry parser (paper protocol)."""
-    if not entries:
-        return []
-    cleaned = [_URL_RE.sub("", _MD_LINK_RE.sub(r"\1", _BULLET_RE.sub("", e))).strip() for e in entries]
-    text = "# References\n\n" + "\n".join(f"[{i}] {e}" for i, e in enumerate(cleaned, 1)) + "\n"
-    parsed = parse_survey(text, protocol="paper").references
-    return [parsed[i].title if i in parsed else cleaned[i - 1] for i in range(1, len(cleaned) + 1)]
-
-
 _INITIAL_RE = re.compile(r"^(?:[A-Z]\.?){1,3}$|^[A-Z]\.(?:-?[A-Z]\.)*$")
 
 
@@ -172,7 +159,7 @@ def read_markdown(text: str, key: str, source: str, *, title_citations: bool = F
     entries = _entries(region_lines)
     doc = PeerDocument(key, source, _document_title(lines), body, title_citations=title_citations)
     numbered = [(m, e) for e in entries if (m := _NUMBERED_ENTRY_RE.match(e)) and m.group(3)]
-    titles = _titles([m.group(3) for m, _ in numbered] if numbered else entries)
+    titles = entry_titles([m.group(3) for m, _ in numbered] if numbered else entries)
     if numbered:
         for (match, entry), title in zip(numbered, titles, strict=True):
             number = str(int(match.group(1) or match.group(2)))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import SurgeError
+
 #: ``--threshold``: a fuzzy title match needs rapidfuzz ``fuzz.ratio`` (0-100) on processed titles at least this.
 DEFAULT_THRESHOLD = 90.0
 #: Unresolved titles whose best corpus candidate scores at least threshold - NEAR_MISS are reported with it.
@@ -14,6 +16,10 @@ STORM_ARTICLES = ("storm_gen_article_polished.txt", "storm_gen_article.txt")
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ""}
 
 # ------------------------------------------------------------------------------------------ records
+
+
+class SourceNotFoundError(SurgeError, FileNotFoundError):
+    """``surge import SOURCE``: no such file or folder, or one the format cannot read (STORM reads a folder)."""
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,7 @@ class PeerDocument:
     entries in list order; ``title_citations`` allows ``[Title; Title]`` citations (AutoSurvey drafts).
     """
 
-    key: str  # the folder, file stem or record title that names the topic
+    key: str  # the folder or file stem that names the survey (a record's position when a file holds several)
     source: str
     title: str | None
     body: str
@@ -42,3 +48,4 @@ class PeerDocument:
     author_year: list[RefEntry] = field(default_factory=list)
     title_citations: bool = False
     notes: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)  # other names, tried after key: a SOURCE file's folder

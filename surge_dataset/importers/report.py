@@ -3,13 +3,16 @@ what was resolved, fuzzily matched, left unresolved or skipped."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..evaluation.prepare import prepare_survey, survey_counts
 from ..io import atomic_write_json, atomic_write_text
 from ..output_folder import check_output_folder, write_marker
+from ..vocabulary import INSPECT_LOG, PROTOCOLS
 from .convert import convert_document
 from .formats import read_documents
 from .records import DEFAULT_THRESHOLD
@@ -28,16 +31,39 @@ class ImportReport:
     fuzzy: dict[str, Any]
     surveys: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    #: ``--format inspect`` of one log: the log's scores as a ``surge report`` input (results.json shape).
+    results: str | None = None
 
     @property
-    def totals(self) -> dict[str, int]:
+    def totals(self) -> dict[str, Any]:
         keys = ("references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations",
                 "citations_without_entry", "unmatched_citation_count")
+        evaluated = {p: Counter[str]() for p in PROTOCOLS}
+        for record in self.surveys:
+            for protocol, counts in record.get("evaluate_counts", {}).items():
+                evaluated[protocol].update(counts)
         return {"surveys": len(self.surveys), "skipped": len(self.skipped),
-                **{k: sum(s[k] for s in self.surveys) for k in keys}}
+                **{k: sum(s[k] for s in self.surveys) for k in keys},
+                "evaluate_counts": {p: dict(c) for p, c in evaluated.items()}}
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "totals": self.totals}
+        return {**asdict(self), "totals": self.totals, "counting": COUNTING}
+
+
+#: How the report counts, written into it: why ``citations`` and ``surge evaluate``'s counts can differ.
+COUNTING = {
+    "citations": "citation marks recognised in the input and written as [n] (a group [1, 2] counts 2; "
+                 "author-year and bracketed-title citations included; headings and code blocks are not read)",
+    "evaluate_counts": "per protocol, the 'counts' `surge evaluate --protocol P` records for the written file "
+                       "(it reads the file back as evaluate does). official, as the released evaluator, also "
+                       "counts the [n] that opens each reference line, skips text before the first heading and "
+                       "under headings containing 'root' or 'Abstract:', and keeps only the reference titles its "
+                       "pattern reads (unreadable_by_official). paper counts the citations of the text, text "
+                       "before the first heading included; it differs from 'citations' only by [n] left in code "
+                       "blocks, which the importer does not read",
+    "unreadable_by_official": "written reference lines whose title the released pattern cuts or loses, resolved "
+                              "or not, with what it reads instead (official_reads, null: no title at all)",
+}
 
 
 def report_path(out: str | Path) -> Path:
@@ -94,8 +120,14 @@ def import_outputs(
         target = out / str(survey_id) / "survey.md"
         write_marker(out, "imported-surveys", "surge import")  # with the first survey: no empty folder left
         atomic_write_text(target, markdown)
+        record["evaluate_counts"] = {p: survey_counts(prepare_survey(data, survey_id, target, p)) for p in PROTOCOLS}
         result.surveys.append({"survey_id": survey_id, "source": item.source, "output": str(target),
                                "matched_by": how, **record})
     result.surveys.sort(key=lambda s: s["survey_id"])
+    if fmt == INSPECT_LOG and Path(source).is_file() and result.surveys:
+        from ..inspect.results import write_inspect_results
+
+        result.results = str(out.with_name(out.name + ".results.json"))
+        write_inspect_results(source, result.results, passages=out)
     atomic_write_json(report if report is not None else report_path(out), result.as_dict())
     return result

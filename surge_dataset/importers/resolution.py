@@ -1,5 +1,5 @@
 """Resolution: reference titles to corpus papers (the evaluator's exact rule, then rapidfuzz), and peer
-surveys to ground-truth surveys (folder name = survey id, else title, exact then fuzzy)."""
+surveys to ground-truth surveys (a folder or file name that is a survey id, else title, exact then fuzzy)."""
 
 from __future__ import annotations
 
@@ -102,9 +102,10 @@ def _survey_matcher(data: Any, threshold: float):
     processed = [default_process(s.survey_title) for s in surveys]
 
     def match(doc: PeerDocument) -> tuple[int | None, str]:
-        if doc.key.isdigit() and data.has_survey(int(doc.key)):
-            return int(doc.key), "folder name is the survey id"
-        names = [n for n in (doc.title, doc.key.replace("_", " ").strip()) if n]
+        for name in (doc.key, *doc.aliases):
+            if name.isdigit() and data.has_survey(int(name)):
+                return int(name), f"name {name!r} is the survey id"
+        names = [n for n in (doc.title, *(k.replace("_", " ").strip() for k in (doc.key, *doc.aliases))) if n]
         for name in names:
             if normalise_title(name) in exact:
                 return exact[normalise_title(name)], f"title {name!r} (exact)"
@@ -113,6 +114,7 @@ def _survey_matcher(data: Any, threshold: float):
                                       score_cutoff=threshold)
             if best is not None:
                 return surveys[best[2]].survey_id, f"title {name!r} (fuzzy {best[1]:.1f})"
-        return None, f"no survey id or ground-truth title matches {names}"
+        return None, (f"no survey id or ground-truth title matches {names}: name its folder or file by the "
+                      "survey id (SOURCE/<survey_id>/...), or give it the ground-truth title")
 
     return match

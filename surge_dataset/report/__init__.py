@@ -24,6 +24,7 @@ One module per job:
 * :mod:`.figures`   -- bars, heat maps, Recall@k curves (matplotlib, no pyplot);
 * :mod:`.drilldown` -- the worst surveys with their diagnostics;
 * :mod:`.judge_variance` -- the judge std of results evaluated with ``--judge-repeats``;
+* :mod:`.judging`   -- ``surge arena`` ratings (``arena.md``) and surveys that address their judge;
 * :mod:`.build`     -- ``build_report``: all of it into one folder, with ``report.json``.
 
 Every name is re-exported here (private helpers too, e.g. ``_fmt`` for ``cli_report``), so

@@ -14,6 +14,14 @@ from .constants import CI_LEVEL, SIGNIFICANCE_METHOD, ReportError
 from .drilldown import drilldown_markdown
 from .figures import plot_bars, plot_heatmap, plot_recall_at_k
 from .judge_variance import judge_std, judge_std_markdown, judge_std_note
+from .judging import (
+    arena_markdown,
+    injection_flags,
+    injection_markdown,
+    injection_warnings,
+    load_arenas,
+    split_arena_inputs,
+)
 from .results import check_same_surveys, comparability_warnings, load_results, load_retrieval, select_metrics
 from .stats import significance, summarise
 from .tables import (
@@ -55,7 +63,8 @@ def build_report(
         raise ReportError(f"--seed must be >= 0 (got {seed})")
     if resamples < 100:
         raise ReportError(f"--resamples must be at least 100 (got {resamples})")
-    if not results and not retrieval:
+    results, arena_files = split_arena_inputs(results)  # `surge arena` outputs among the files: arena.md
+    if not results and not retrieval and not arena_files:
         raise ReportError("nothing to report: give results files of `surge evaluate` and/or --retrieval files")
     systems = load_results(results)
     runs = load_retrieval(retrieval)
@@ -77,6 +86,17 @@ def build_report(
         "retrieval_inputs": [{"system": r.name, "path": str(r.path), "sha256": r.sha256} for r in runs],
         "warnings": comparability_warnings(systems),
     }
+    flags = injection_flags(systems)
+    report["warnings"] += injection_warnings(flags)
+    if flags:
+        atomic_write_text(out / "injection.md", injection_markdown(flags))
+        written.append(out / "injection.md")
+        report["injection"] = flags
+    if arena_files:
+        arenas = load_arenas(arena_files)
+        atomic_write_text(out / "arena.md", arena_markdown(arenas))
+        written.append(out / "arena.md")
+        report["arena"] = [{k: a.get(k) for k in ("path", "sha256", "config", "ranking", "systems")} for a in arenas]
     if systems:
         summaries = summarise(systems, chosen, seed=seed, resamples=resamples)
         pairs = significance(systems, chosen, seed=seed, resamples=resamples)

@@ -17,16 +17,21 @@ def _diagnostic_codes(record: Mapping[str, Any]) -> str:
     return ", ".join(f"{c} ×{n}" if n > 1 else c for c, n in counts.items()) or "–"
 
 
+def _not_in_corpus(counts: Mapping[str, Any]) -> Any:
+    """The entries the corpus lacks; results written before the rename call them ``hallucinated``."""
+    return counts.get("not_in_corpus", counts.get("hallucinated", "–"))
+
+
 def drilldown_markdown(systems: Sequence[SystemResults], metrics: Sequence[str], *, worst: int = 3) -> str:
     """Worst surveys per metric and system, with the counts and diagnostics that usually explain them."""
     lines = ["# Per-survey drill-down", "",
-             f"The {worst} lowest-scoring surveys per metric and system. *hallucinated*: reference entries that "
-             "match no corpus paper; *missing nos.*: citations of numbers absent from the reference list; "
+             f"The {worst} lowest-scoring surveys per metric and system. *not in corpus*: reference entries that "
+             "match no corpus paper (not all fabricated: `reference_existence` checks them elsewhere); *missing nos.*: citations of numbers absent from the reference list; "
              "*future*: references published after the survey.", ""]
     shown: dict[str, set[str]] = {s.name: set() for s in systems}
     for metric in metrics:
         lines += [f"## {metric_label(metric)}", "",
-                  "| System | Survey | Value | Refs (resolved) | Hallucinated | Missing nos. | Future | Diagnostics |",
+                  "| System | Survey | Value | Refs (resolved) | Not in corpus | Missing nos. | Future | Diagnostics |",
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
         undefined = []
         for s in systems:
@@ -37,7 +42,7 @@ def drilldown_markdown(systems: Sequence[SystemResults], metrics: Sequence[str],
                 shown[s.name].add(sid)
                 lines.append(
                     f"| {s.name} | {sid} | {_fmt(metric, value)} | {c.get('references', '–')} ({c.get('resolved', '–')}) | "
-                    f"{c.get('hallucinated', '–')} | {c.get('citations_of_missing_numbers', '–')} | "
+                    f"{_not_in_corpus(c)} | {c.get('citations_of_missing_numbers', '–')} | "
                     f"{c.get('future_citations', '–')} | {_diagnostic_codes(record)} |"
                 )
             missing = [sid for sid in s.survey_ids if sid not in values]

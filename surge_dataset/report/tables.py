@@ -71,8 +71,9 @@ def table_rows(
 
 
 def _notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, published: bool) -> list[str]:
-    notes = [f"Means over {len(survey_ids)} surveys (ids {', '.join(survey_ids)}); a metric's mean leaves out "
-             "surveys where it is undefined (n per metric in report.json)."]
+    notes = [f"Means over {len(survey_ids)} surveys (ids {', '.join(survey_ids)}), of the values in the results "
+             "files: undefined values are 0 there under --aggregate released and left out under defined (n per "
+             "metric in report.json)."]
     if ci:
         notes.append(f"Brackets: 95% percentile bootstrap confidence interval over surveys "
                      f"({resamples:,} resamples, seed {seed}).")

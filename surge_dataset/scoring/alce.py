@@ -5,8 +5,9 @@ SurGE's citation accuracy asks whether each cited paper is *relevant*; ALCE asks
 ALCE's ``compute_autoais`` (``eval.py`` of princeton-nlp/ALCE), as implemented here:
 
 * the survey's text is split into sentences; every sentence counts, cited or not;
-* a sentence's citations are its ``[n]`` marks, in order (duplicates kept), cut to the first
-  :data:`MAX_CITATIONS` (ALCE's ``--at_most_citations 3``);
+* a sentence's citations are its ``[n]`` marks, in order (duplicates kept). *All* of them are checked
+  first: a sentence citing any number without text (see below), even past the third, is unsupported.
+  Only then are they cut to the first :data:`MAX_CITATIONS` (ALCE's ``--at_most_citations 3``);
 * the premise is the cited papers one after another, each ``Title: <title>\\n<abstract>``, joined by
   ``\\n``; the hypothesis is the sentence with its citation marks removed;
 * **recall** = supported sentences / sentences, a sentence being supported when the NLI backend says the
@@ -19,11 +20,12 @@ ALCE's ``compute_autoais`` (``eval.py`` of princeton-nlp/ALCE), as implemented h
 Where we differ from ALCE, on purpose: a citation of a number absent from the reference list or of a
 reference that did not resolve to a corpus paper has no text; ALCE treats such a sentence as unsupported
 but leaves its citations *out* of the precision denominator (citing a non-existent document would then
-never cost precision), we count them as incorrect citations. ALCE splits sentences with NLTK's trained
-punkt model (a separate data download); :func:`split_sentences` uses a rule documented there. Citation
-forms ``[1, 2]``, ``[1-3]``, ``[1; 2]`` are read whatever the evaluation protocol. With an LLM judge as
-the NLI backend an answer that could not be obtained is *undecided*: the sentence (or citation) is left
-out of the means and counted, never scored 0.
+never cost precision), we count that sentence's citations (its first three, as for any sentence) as
+incorrect. ALCE splits sentences with NLTK's trained punkt model (a separate data download);
+:func:`split_sentences` uses a rule documented there. Citation forms ``[1, 2]``, ``[1-3]``, ``[1; 2]``
+are read whatever the evaluation protocol. With an LLM judge as the NLI backend an answer that could not
+be obtained is *undecided*: the sentence (or citation) is left out of the means and counted, never
+scored 0.
 
 Pure: the caller passes the parsed survey, the resolution of its reference list, the resolved papers and
 an entailment backend (:class:`NLIEntailment` over a cross-encoder's ``logits``, or
@@ -273,7 +275,7 @@ class AlceResult:
     correct: int
     multi_cited: int  # sentences with more than one citation
     overcited: int  # citations judged unnecessary in supported multi-citation sentences
-    unusable: int  # citations of a missing number or of an unresolved reference
+    unusable: int  # citations of a missing number or of an unresolved reference, past the third included
     undecided: int  # sentences or citations left out because the backend gave no decision
     failed: int = 0  # of the undecided, how many because a judge request failed in transport
     details: list[dict[str, Any]] = field(default_factory=list)
@@ -283,11 +285,12 @@ class AlceResult:
 class _Plan:
     sentence: AlceSentence
     numbers: tuple[int, ...]  # cut to max_citations
-    papers: tuple[Paper | None, ...]
+    papers: tuple[Paper | None, ...]  # the cut citations' papers (None: no text)
+    unusable: tuple[int, ...] = ()  # every cited number without text, cut or not, in order
 
     @property
     def usable(self) -> bool:
-        return bool(self.papers) and all(p is not None for p in self.papers)
+        return bool(self.papers) and not self.unusable
 
     def pair(self, keep: Sequence[int]) -> Pair:
         return alce_premise([self.papers[i] for i in keep]), self.sentence.hypothesis  # type: ignore[misc]
@@ -305,11 +308,22 @@ def _plans(
     papers: Mapping[int, Paper],
     max_citations: int,
 ) -> list[_Plan]:
+    # The order of ALCE's compute_autoais (eval.py of princeton-nlp/ALCE), per sentence:
+    #   1. ref = every "[n" of the sentence, in order, duplicates kept (n - 1: ids from 0);
+    #   2. no citation at all -> unsupported;
+    #   3. elif any(ref_id >= len(docs) for ref_id in ref) -> unsupported, checked over ALL citations,
+    #      a bad 4th one included; ALCE does not drop the bad numbers and go on, it rejects the sentence;
+    #   4. else ref = ref[:at_most_citations] (3), and only these enter the premise and the precision count.
+    # So the check comes before the cut: "X holds [1][2][3][7]." with [7] absent is unsupported, though its
+    # first three citations all exist (cutting first would have kept it), and "[1][7][2][3]" is unsupported
+    # too (filtering out [7] and then cutting would have kept [1][2][3]). "Without text" here is ALCE's out
+    # of range (a number absent from the reference list) or, our addition, a reference not resolved to a
+    # corpus paper.
     plans = []
     for sentence in sentences:
-        numbers = sentence.numbers[:max_citations]
-        docs = tuple(papers.get(d) if (d := references.get(n)) is not None else None for n in numbers)
-        plans.append(_Plan(sentence, numbers, docs))
+        docs = [papers.get(d) if (d := references.get(n)) is not None else None for n in sentence.numbers]
+        unusable = tuple(n for n, doc in zip(sentence.numbers, docs, strict=True) if doc is None)
+        plans.append(_Plan(sentence, sentence.numbers[:max_citations], tuple(docs[:max_citations]), unusable))
     return plans
 
 
@@ -385,11 +399,12 @@ def alce_citation_scores(
             joint: bool | None = False
             record["why"] = "no citation"
             verdicts = []
-        elif not plan.usable:
+        elif not plan.usable:  # checked over every citation before the cut, as ALCE does
             joint = False
-            missing = sum(p is None for p in plan.papers)
+            missing = len(plan.unusable)
             unusable += missing
             record["why"] = f"{missing} citation(s) of a missing number or an unresolved reference"
+            record["unusable_numbers"] = list(plan.unusable)
             verdicts = [False] * n
         else:
             joint = entailment.entails([plan.joint()])[0]

@@ -208,7 +208,7 @@ def citation_accuracy(
 ) -> AccuracyResult:
     """Doc-Acc, Sec-Acc and Sent-Acc of one generated survey.
 
-    ``references`` maps each reference-list number to its resolved doc id (None = hallucinated);
+    ``references`` maps each reference-list number to its resolved doc id (None = not in the corpus);
     ``citations`` are the citation instances in document order; ``papers`` holds the resolved papers.
     Unresolved references and citations of numbers absent from the list score 0 at every level; a
     reference in the GT ``all_cites`` gets document score 1 without the model. Means over no items
@@ -233,7 +233,7 @@ def citation_accuracy(
             if item.number not in references:
                 score, why = 0.0, "reference number missing from the reference list"
             elif doc_id is None:
-                score, why = 0.0, "title not found in the corpus (hallucinated)"
+                score, why = 0.0, "title not found in the corpus (not_in_corpus)"
             elif level == "doc" and doc_id in gt_cites:
                 score, why = 1.0, "in the ground truth's all_cites"
             else:

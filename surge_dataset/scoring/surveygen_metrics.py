@@ -3,15 +3,19 @@
 Choices the SurveyGen paper leaves open, fixed here and documented in docs/judges.md:
 
 * ``citation_prf``: titles are compared after ``rapidfuzz.utils.default_process`` (lower case, only
-  letters, digits and single spaces); a pair matches when ``fuzz.ratio`` > 95 (textual similarity
-  > 0.95). Both sides are sets (duplicates by processed title collapse) and matching is one-to-one,
-  greedy by descending ratio, so |R_L ∩ R_H| is one number shared by precision and recall.
+  letters, digits and spaces) with every run of white space then reduced to one space
+  (:func:`title_key`; ``default_process`` alone turns ``"title - a study"`` into ``"title   a study"``);
+  a pair matches when ``fuzz.ratio`` > 95 (textual similarity > 0.95, the paper's "exceeds"). Both
+  sides are sets (duplicates by processed title collapse) and matching is one-to-one, greedy by
+  descending ratio, so |R_L ∩ R_H| is one number shared by precision and recall: two generated titles
+  close to the same GT title count once.
 * ``structure_overlap``: top-level sections only; non-content sections (funding, acknowledgements,
   author contributions, competing interests, supplementary material, plus references/bibliography,
   which generated surveys carry as a section and SurGE GT structures do not) are removed. A survey
   whose only remaining top-level heading has children (a title heading) is read one level down. Sections
-  match one-to-one, greedily by descending cosine similarity, while it is >= 0.8;
-  S = 2·matches / (|S_H| + |S_G|).
+  match one-to-one, greedily by descending cosine similarity, while it is > 0.8 (the paper, §3.2: "semantic
+  similarity *exceeding* a predefined threshold", 0.8 in Appendix D.1; a similarity of exactly 0.8 does not
+  match); S = 2·matches / (|S_H| + |S_G|).
 * ``sim``: each survey becomes the normalised mean of its chunk embeddings (sections, heading plus
   text, split into pieces of at most 1,500 characters so no piece is silently truncated by the
   encoder); ``sim`` is the cosine of the two survey vectors.
@@ -40,6 +44,7 @@ __all__ = [
     "is_non_content_section",
     "structure_overlap",
     "survey_similarity",
+    "title_key",
 ]
 
 CITATION_MATCH_THRESHOLD = 0.95
@@ -91,6 +96,13 @@ def greedy_matches(similarity: np.ndarray, threshold: float, *, strict: bool = F
 # ------------------------------------------------------------------------------------- citation P/R/F1
 
 
+def title_key(title: str) -> str:
+    """A title as ``citation_prf`` compares it: ``default_process``, then white-space runs made one space."""
+    from rapidfuzz.utils import default_process
+
+    return " ".join(default_process(title).split())
+
+
 def citation_prf(generated_titles: Sequence[str], gt_titles: Sequence[str],
                  threshold: float = CITATION_MATCH_THRESHOLD) -> dict[str, float | int | None]:
     """Precision, recall, F1 of the generated reference titles against the GT's cited titles.
@@ -98,10 +110,9 @@ def citation_prf(generated_titles: Sequence[str], gt_titles: Sequence[str],
     No generated titles: all three 0. No GT titles: all None (undefined).
     """
     from rapidfuzz import fuzz, process
-    from rapidfuzz.utils import default_process
 
-    generated = list(dict.fromkeys(t for t in (default_process(x) for x in generated_titles) if t))
-    gt = list(dict.fromkeys(t for t in (default_process(x) for x in gt_titles) if t))
+    generated = list(dict.fromkeys(t for t in map(title_key, generated_titles) if t))
+    gt = list(dict.fromkeys(t for t in map(title_key, gt_titles) if t))
     if not gt:
         return {"precision": None, "recall": None, "f1": None, "matched": 0, "generated": len(generated), "gt": 0}
     matched = 0
@@ -148,7 +159,8 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 def structure_overlap(gt_sections: Sequence[str], generated_sections: Sequence[str], encoder: TextEncoder,
                       threshold: float = SECTION_MATCH_THRESHOLD) -> float | None:
-    """S = 2·matches / (|S_H| + |S_G|); None when both lists are empty, 0 when one is."""
+    """S = 2·matches / (|S_H| + |S_G|), a pair matching when its cosine is > ``threshold``; None when both
+    lists are empty, 0 when one is."""
     gt, generated = list(gt_sections), list(generated_sections)
     if not gt and not generated:
         return None
@@ -156,7 +168,7 @@ def structure_overlap(gt_sections: Sequence[str], generated_sections: Sequence[s
         return 0.0
     vectors = _unit(encoder.encode(gt + generated))
     similarity = vectors[: len(gt)] @ vectors[len(gt) :].T
-    matches = greedy_matches(similarity, threshold)
+    matches = greedy_matches(similarity, threshold, strict=True)
     return 2 * len(matches) / (len(gt) + len(generated))
 
 

@@ -30,6 +30,7 @@ class ALCE(Metric):
     keys = ("alce_citation_recall", "alce_citation_precision")
     needs = frozenset({"nli", "judge", "corpus"})
     order = 120
+    version = 2  # 2: every citation is checked before the cut to three, as ALCE's eval.py does
     description = (
         "ALCE citation recall and precision (Gao et al., 2023): share of the generated survey's sentences "
         "that their cited papers entail, and share of its citations that were needed"

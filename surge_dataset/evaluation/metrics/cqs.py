@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...scoring import judges
+from ...scoring.injection import injection_diagnostics
 from ..metric import Metric, Requests, register
 from ._judged import all_repeats, judged_output, repeated_scores
 
@@ -31,4 +32,6 @@ class ContentQuality(Metric):
     def score(self, survey, models, config):
         scores = repeated_scores(models.judge, config, lambda judge: judges.content_quality(
             _sections(survey), judge, style=config.judge_style))
-        return judged_output(self, scores, config)
+        output = judged_output(self, scores, config)
+        output.diagnostics += injection_diagnostics(self.name, judges.cqs_sample(_sections(survey)))  # as quoted
+        return output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...scoring import judges
+from ...scoring.injection import injection_diagnostics
 from ..metric import Metric, Requests, register
 from ._judged import judged_output, repeated_scores, repeats, with_repeat
 
@@ -54,4 +55,7 @@ class KeyPointRecall(Metric):
         gt, parsed = survey.gt, survey.parsed
         scores = repeated_scores(models.judge, config, lambda judge: judges.key_point_recall(
             gt.survey_title, judges.gt_text(gt), judges.generated_text(parsed), judge))
-        return judged_output(self, scores, config)
+        output = judged_output(self, scores, config)
+        quoted = judges.generated_text(parsed)[:judges.KPR_MAX_SURVEY_CHARS]  # what the checks quote
+        output.diagnostics += injection_diagnostics(self.name, [quoted])
+        return output

@@ -13,9 +13,10 @@ class StructureOverlap(Metric):
     needs = frozenset({"encoder"})
     groups = ("surveygen",)
     order = 80
+    version = 2  # 2: sections match above 0.8, not at 0.8 (the paper: "exceeding" the threshold)
     description = (
         "Share of top-level sections the generated and the human survey have in common, matched by embedding "
-        "similarity >= 0.8 with non-content sections removed (SurveyGen structural overlap)"
+        "similarity above 0.8 with non-content sections removed (SurveyGen structural overlap)"
     )
 
     def requests(self, survey, config):

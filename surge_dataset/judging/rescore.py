@@ -1,0 +1,80 @@
+"""Score a finished run again with another judge: same surveys, same settings, only the judge changes.
+
+Each system's results file records what it was scored with (``config``: the metrics, protocol, data folder and
+passage folder). :func:`rescore_configs` rebuilds that configuration with the new judge and only the judged
+metrics; :func:`estimate` prints what re-scoring would send (the ``surge evaluate --dry-run`` estimate: calls,
+answers already in the cache, tokens, price) before anything is sent; :func:`rescore` runs ``surge evaluate``'s
+engine into ``OUT/<system>.json``. The generated surveys are read from the recorded passage folders again, so
+the judged inputs are the same questions the first judge saw, and the answer cache makes an interrupted
+re-scoring resume.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from . import JudgingError
+from .agreement import JudgeRun
+
+__all__ = ["Rescoring", "estimate", "rescore", "rescore_configs"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Rescoring:
+    """One system to score again: its name, data and passage folders, and the configuration with the new judge."""
+
+    system: str
+    data: str
+    passages: Path
+    config: Any  # EvaluationConfig
+
+
+def rescore_configs(run: JudgeRun, judge: str, metrics: Sequence[str] | None = None) -> list[Rescoring]:
+    """The configuration of each system of ``run`` with ``judge`` in place of its judge (judged metrics only)."""
+    from ..evaluation import EvaluationConfig, get_metric
+    from ..settings import declared
+
+    plans = []
+    for system, recorded in run.configs.items():
+        if not recorded.get("passages") or not recorded.get("data"):
+            raise JudgingError(f"{run.paths[system]}: the results record no passage or data folder; re-score with "
+                               "surge evaluate --judge ... instead")
+        names = [m for m in (metrics or recorded.get("metrics") or []) if get_metric(m).judged]
+        if not names:
+            raise JudgingError(f"{run.paths[system]}: no judged metric to score again (give --metrics)")
+        settings = {f.name: recorded[f.name] for f in declared(EvaluationConfig) if f.name in recorded}
+        settings.update(metrics=names, judge=judge, prompts_version=None, judge_weighted=False)
+        config = EvaluationConfig.from_options(**settings, resolve_device=False)
+        plans.append(Rescoring(system, str(recorded["data"]), Path(recorded["passages"]), config))
+    return plans
+
+
+def estimate(plans: Sequence[Rescoring], *, per_1k: tuple[float, float] | None, run: Any) -> None:
+    """Print each system's ``--dry-run`` estimate: nothing is sent, nothing written."""
+    from ..cli_cost import evaluate_dry_run
+    from ..data.dataset import SurgeData
+
+    for plan in plans:
+        evaluate_dry_run(SurgeData.open(plan.data), plan.passages, plan.config, per_1k=per_1k, base_url=run.base_url,
+                         cache_dir=run.cache_dir)
+
+
+def rescore(plans: Sequence[Rescoring], out: str | Path, *, run: Any) -> list[Path]:
+    """Score every system again into ``OUT/<system>.json`` (resumable: the journal and the answer cache)."""
+    from ..data.dataset import SurgeData
+    from ..evaluation import evaluate_run
+    from ..evaluation.models import model_factories
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for plan in plans:
+        path = folder / f"{Path(plan.system).name}.json"
+        factories = model_factories(plan.config, run)
+        evaluate_run(SurgeData.open(plan.data), plan.passages, path, plan.config, judge_factory=factories["judge"],
+                     run=run)
+        written.append(path)
+    return written

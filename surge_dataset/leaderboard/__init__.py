@@ -1,0 +1,27 @@
+"""``surge leaderboard``: the benchmark's table as a web app that is also a HuggingFace Space.
+
+``surge leaderboard build RESULTS... --passages-root DIR --out space/`` writes a self-contained folder: the
+Gradio app (``app.py`` with ``leaderboard_data.py`` and ``leaderboard_viewer.py``, copied from
+:mod:`.space`), ``requirements.txt``, a ``README.md`` carrying the Space's YAML header, and ``data/``:
+Parquet tables of per-system means with 95 % bootstrap CIs, paired significance, per-survey scores, the
+generated surveys, every citation's verdict with its evidence, the cited papers and the GT outlines.
+Pushing the folder to a Space repository is all a maintainer does; ``surge leaderboard serve space/``
+(or ``python app.py`` in it) runs it locally.
+
+The app needs gradio, pandas, pyarrow, nh3 and markdown-it-py only, never surge-bench: everything that
+needs the package (the parser, the corpus, the statistics) happens here, at build time.
+
+One module per job:
+
+* :mod:`.inputs`    -- results files and submission folders, checked, with their surveys and details;
+* :mod:`.citations` -- ``--details`` records -> one row per citation/reference with its verdict, its
+  evidence and where its ``[n]`` stands in the survey's text;
+* :mod:`.stats`     -- setting groups (never ranked together), CIs and paired tests within a group;
+* :mod:`.build`     -- ``build_space``: all of it into one folder; ``serve_space`` runs it.
+"""
+
+from __future__ import annotations
+
+from .build import SPACE_KIND, BuildSummary, build_space, serve_space
+
+__all__ = ["SPACE_KIND", "BuildSummary", "build_space", "serve_space"]

@@ -1,0 +1,332 @@
+"""``build_space``: the leaderboard's inputs into one folder that is a Gradio Space; ``serve_space`` runs it.
+
+Layout of the folder (what ``surge leaderboard build`` writes, every file replaced at once)::
+
+    README.md            the Space card: YAML header (sdk: gradio, app_file: app.py) and the inputs' hashes
+    app.py, leaderboard_data.py, leaderboard_viewer.py      the app (copied from surge_dataset/leaderboard/space)
+    requirements.txt     gradio, pandas, pyarrow, nh3, markdown-it-py: never surge-bench
+    data/leaderboard.json   metrics, groups, warnings, the paper's published rows, versions, seeds
+    data/systems.parquet    one row per system: its group and settings, survey counts, input hash
+    data/means.parquet      system x metric: mean, 95 % CI, n
+    data/significance.parquet   metric x pair within a group: delta, p-value, CI of delta, n
+    data/scores.parquet     system x survey: every metric, the counts, the diagnostics
+    data/surveys.parquet    system x survey: the generated Markdown (as submitted; sanitised when shown)
+    data/citations.parquet  one row per citation instance / reference entry (--details): verdict, evidence, place
+    data/papers.parquet     the cited papers' titles and abstracts (from --data)
+    data/outlines.parquet   the GT outline (from --data) and each generated outline, heading by heading
+    data/retrieval.parquet  Recall@k of retrieval-eval inputs and the paper's Table 3
+
+No absolute path of the build machine goes into the folder (file names only).
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputFileError, SurgeError
+from ..metadata import installed_versions
+from ..output_folder import folder_kind, replacing_output_folder
+from ..report.constants import (
+    CI_LEVEL,
+    DECIMALS,
+    DEFAULT_DECIMALS,
+    PAPER_SOURCE,
+    PAPER_TABLE4,
+    PUBLISHED_MARK,
+    metric_label,
+)
+from ..report.results import available_metrics, comparability_warnings
+from ..report.stats import summarise
+from ..vocabulary import OFFICIAL
+from .citations import COLUMNS, VERDICTS, citation_rows, read_details, reference_titles
+from .inputs import Entry, read_inputs
+from .stats import FILTERS, group_systems, pairwise, survey_set_warnings
+
+SPACE_KIND = "leaderboard-space"
+SPACE_FILES = ("app.py", "leaderboard_data.py", "leaderboard_viewer.py")
+SPACE_SOURCE = Path(__file__).with_name("space")
+#: The Space's own requirements: the app never imports surge-bench.
+REQUIREMENTS = ("gradio>=6.0,<7", "pandas>=2.0", "pyarrow>=15", "nh3>=0.2.14,<0.4", "markdown-it-py>=3.0,<5")
+#: gradio version written into the card when gradio is not installed here (the app is tested with 6.x).
+FALLBACK_GRADIO = "6.31.0"
+#: A generated survey longer than this is cut (with a note) in the Space: the viewer renders it whole.
+MAX_SURVEY_CHARS = 1_000_000
+COUNT_KEYS = ("references", "resolved", "not_in_corpus", "citations", "citations_of_missing_numbers", "future_citations")
+
+
+@dataclass
+class BuildSummary:
+    out: Path
+    systems: int
+    groups: int
+    surveys: int
+    citations: int
+    seconds: float
+    warnings: list[str] = field(default_factory=list)
+    files: dict[str, int] = field(default_factory=dict)  # file -> bytes
+
+
+def _schema(**columns: str) -> Any:
+    import pyarrow as pa
+
+    types = {"str": pa.string(), "int": pa.int64(), "int32": pa.int32(), "float": pa.float64(),
+             "float32": pa.float32(), "bool": pa.bool_()}
+    return pa.schema([(name, types[kind]) for name, kind in columns.items()])
+
+
+def _write(rows: Iterable[dict[str, Any]], schema: Any, path: Path) -> None:
+    """Rows (missing keys = null) as a zstd Parquet file with small row groups, so the app reads one survey fast."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist(list(rows), schema=schema), path, row_group_size=8192, **PARQUET)
+
+
+#: zstd level 3: ~10 % smaller than the default level 1 for the surveys' text, at the same speed.
+PARQUET: dict[str, Any] = {"compression": "zstd", "compression_level": 3}
+CITATIONS = dict(system="str", survey_id="str", seq="int32", kind="str", number="int", heading="str", sentence="str",
+                 sentence_from="int32", sentence_len="int32", doc_id="int", verdict="str", score="float",
+                 entailment="float32", sec_score="float", sec_entailment="float32", rule="str", start="int32",
+                 length="int32")
+SURVEYS = dict(system="str", survey_id="str", file="str", text="str")
+OUTLINES = dict(system="str", survey_id="str", seq="int", level="int", title="str", fingerprint="str")
+PAPERS = dict(doc_id="int", title="str", abstract="str", fingerprint="str", source="str")
+
+
+def _texts(entry: Entry, warnings: list[str]) -> dict[str, tuple[str, str]]:
+    """survey id -> (file name, text) of the surveys this system's results scored, read as the evaluator reads."""
+    from ..evaluation.prepare import discover_passages
+    from ..survey import read_survey_file
+
+    if entry.passages is None:
+        warnings.append(f"{entry.system.name}: no generated surveys found (give --passages-root DIR holding "
+                        f"DIR/{entry.system.name}/): the viewer shows its scores only")
+        return {}
+    root = entry.passages.resolve()
+    found, _ = discover_passages(entry.passages, entry.system.config.get("protocol") or OFFICIAL)
+    texts = {}
+    for survey_id, path in found:
+        if str(survey_id) not in entry.system.surveys:
+            continue
+        if root not in path.resolve().parents:
+            warnings.append(f"{entry.system.name}: survey {survey_id} ({path.name}) links outside its folder: left out")
+            continue
+        text, _ = read_survey_file(path)
+        if len(text) > MAX_SURVEY_CHARS:
+            warnings.append(f"{entry.system.name}: survey {survey_id} cut to {MAX_SURVEY_CHARS:,} characters")
+            text = text[:MAX_SURVEY_CHARS]
+        texts[str(survey_id)] = (path.name, text)
+    return texts
+
+
+_HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.M)
+
+
+def _outline(text: str) -> list[tuple[int, str]]:
+    """The generated survey's headings as the viewer lists them (``#`` lines; the parser's skip rules are
+    about scoring, not display, and parsing 2,000 surveys again would double the build)."""
+    return [(len(m.group(1)), m.group(2)) for m in _HEADING_RE.finditer(text) if m.group(2)]
+
+
+def _open_dataset(data: str | Path | None, warnings: list[str]) -> Any:
+    text = str(data)
+    hub_id = text.count("/") == 1 and not text.startswith((".", "/", "~"))  # the rule of SurgeData.open
+    if data is None or (not Path(data).exists() and not hub_id):
+        where = "given" if data is None else f"at {data}"
+        warnings.append(f"no dataset {where}: GT outlines and the cited papers' abstracts are left out (pass --data)")
+        return None
+    from ..data.dataset import SurgeData
+
+    return SurgeData.open(data)
+
+
+def _scores_row(name: str, survey_id: str, record: dict[str, Any], metrics: Sequence[str]) -> dict[str, Any]:
+    from ..report.constants import _is_number
+
+    counts = record.get("counts") or {}
+    diagnostics = record.get("diagnostics") or []
+    row = {"system": name, "survey_id": survey_id,
+           "diagnostics": json.dumps(diagnostics, ensure_ascii=False)[:20_000],
+           "diagnostic_codes": ", ".join(sorted({str(d.get("code")) for d in diagnostics if isinstance(d, dict)}))}
+    row.update({m: float(record[m]) if _is_number(record.get(m)) else None for m in metrics})
+    counts = {"not_in_corpus": counts.get("hallucinated"), **counts}  # results written before the rename
+    row.update({k: int(counts[k]) if _is_number(counts.get(k)) else None for k in COUNT_KEYS})
+    return row
+
+
+def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any], warnings: list[str], *,
+          title: str, seed: int, resamples: int) -> dict[str, Any]:
+    from ..retrieval.evaluation import TABLE3
+
+    return {
+        "title": title,
+        "metrics": [{"key": m, "label": metric_label(m), "decimals": DECIMALS.get(m, DEFAULT_DECIMALS)} for m in metrics],
+        "groups": [{"label": g.label, "settings": g.settings, "systems": g.systems} for g in groups],
+        "filters": FILTERS,
+        "warnings": warnings,
+        "verdicts": list(VERDICTS),
+        "published": {"mark": PUBLISHED_MARK, "source": PAPER_SOURCE, "rows": PAPER_TABLE4, "table3": TABLE3},
+        "statistics": {"seed": seed, "resamples": resamples, "ci_level": CI_LEVEL},
+        "inputs": [{"system": e.system.name, "file": e.system.path.name, "sha256": e.system.sha256,
+                    "submission": e.submission is not None, "details": e.details is not None,
+                    "failures": [{"survey_id": f.get("survey_id"), "error": str(f.get("error"))[:500]}
+                                 for f in e.system.failures]} for e in entries],
+        "versions": installed_versions(("surge-bench", "pyarrow", "numpy", "scipy")),
+    }
+
+
+def _card(meta: dict[str, Any], gradio_version: str) -> str:
+    def cell(text: str) -> str:  # system names come from submissions: no markup in the card
+        return html.escape(text).replace("|", "\\|").replace("`", "'")
+
+    rows = "\n".join(f"| {cell(i['system'])} | {cell(i['file'])} | `{i['sha256'][:16]}` |" for i in meta["inputs"])
+    header = {"title": meta["title"][:60], "emoji": "📚", "colorFrom": "indigo", "colorTo": "blue", "sdk": "gradio",
+              "sdk_version": gradio_version, "app_file": "app.py", "pinned": False, "license": "mit",
+              "short_description": "SurGE: scientific survey generation leaderboard"}
+    yaml = "\n".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in header.items())
+    return (f"---\n{yaml}\n---\n\n# {meta['title']}\n\nThe SurGE benchmark's leaderboard, written by `surge "
+            f"leaderboard build` (surge-bench {meta['versions'].get('surge-bench')}). Pages: the Table 4 layout "
+            "with 95% CIs and paired significance; per-system survey scores; every generated survey with its "
+            "citations coloured by verdict; plots.\n\nRun it locally: `pip install -r requirements.txt && python "
+            "app.py`.\n\n| System | Results file | sha256 |\n| --- | --- | --- |\n" + rows + "\n")
+
+
+def build_space(
+    inputs: Sequence[str | Path], out: str | Path, *, passages_root: str | Path | None = None,
+    details: Iterable[str] = (), data: str | Path | None = None, title: str = "SurGE leaderboard", seed: int = 0,
+    resamples: int = 10_000, overwrite: bool = False, progress: Callable[[str], None] | None = None,
+) -> BuildSummary:
+    """Write the Space folder ``out``; inputs are checked first (:class:`SurgeError` naming a bad file)."""
+    started = time.perf_counter()
+    if resamples < 100 or seed < 0:
+        raise InputFileError(f"--resamples must be at least 100 and --seed >= 0 (got {resamples}, {seed})")
+    entries, runs = read_inputs(inputs, passages_root=passages_root, details=details)
+    systems = [e.system for e in entries]
+    metrics = available_metrics(systems)
+    groups, warnings = group_systems(systems)
+    warnings += survey_set_warnings(systems, groups) + [w for w in comparability_warnings(systems) if "failed" in w]
+    dataset = _open_dataset(data, warnings)
+    sources = [("RESULTS", e.system.path) for e in entries] + [("--passages-root", passages_root), ("--data", data)]
+    say = progress or (lambda _message: None)
+    with replacing_output_folder(out, SPACE_KIND, "surge leaderboard build", inputs=sources,
+                                 overwrite=overwrite) as tmp:
+        folder = tmp / "data"
+        folder.mkdir()
+        say("means, 95% CIs and paired tests")
+        summaries = summarise(systems, metrics, seed=seed, resamples=resamples)
+        pairs = pairwise(systems, groups, metrics, seed=seed, resamples=resamples)
+        counts = _write_surveys(entries, metrics, folder, dataset, warnings, say)
+        group_of = {n: g for g in groups for n in g.systems}
+        setting_names = list(groups[0].settings) if groups else []
+        _write(({"system": e.system.name, "group": group_of[e.system.name].label, **group_of[e.system.name].settings,
+                 "surveys": len(e.system.surveys), "failures": len(e.system.failures),
+                 "has_details": e.details is not None, "has_passages": e.passages is not None,
+                 "submission": e.submission is not None, "source": e.system.path.name, "sha256": e.system.sha256}
+                for e in entries),
+               _schema(system="str", group="str", **dict.fromkeys(setting_names, "str"), surveys="int",
+                       failures="int", has_details="bool", has_passages="bool", submission="bool", source="str",
+                       sha256="str"), folder / "systems.parquet")
+        _write(({"system": name, "metric": m, **vars(s)} for name, per in summaries.items() for m, s in per.items()),
+               _schema(system="str", metric="str", mean="float", ci_low="float", ci_high="float", n="int"),
+               folder / "means.parquet")
+        _write(pairs, _schema(group="str", metric="str", a="str", b="str", delta="float", p_value="float",
+                              ci_low="float", ci_high="float", n="int"), folder / "significance.parquet")
+        _write(({"system": r.name, "k": k, "recall": v} for r in runs for k, v in r.recall_at_k()),
+               _schema(system="str", k="int", recall="float"), folder / "retrieval.parquet")
+        meta = _meta(entries, metrics, groups, warnings, title=title, seed=seed, resamples=resamples)
+        (folder / "leaderboard.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
+        for name in SPACE_FILES:
+            shutil.copyfile(SPACE_SOURCE / name, tmp / name)
+        gradio_version = installed_versions(("gradio",))["gradio"]
+        (tmp / "README.md").write_text(_card(meta, FALLBACK_GRADIO if gradio_version == "not installed"
+                                             else gradio_version), encoding="utf-8")
+        (tmp / "requirements.txt").write_text("\n".join(REQUIREMENTS) + "\n", encoding="utf-8")
+        files = {str(p.relative_to(tmp)): p.stat().st_size for p in sorted(tmp.rglob("*")) if p.is_file()}
+    return BuildSummary(Path(out), len(entries), len(groups), counts[0], counts[1],
+                        time.perf_counter() - started, warnings, files)
+
+
+def _write_surveys(entries: Sequence[Entry], metrics: Sequence[str], folder: Path, dataset: Any,
+                   warnings: list[str], say: Callable[[str], None]) -> tuple[int, int]:
+    """scores, surveys, citations, outlines and papers, one system at a time (details can be large)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schemas = {"citations": _schema(**CITATIONS), "surveys": _schema(**SURVEYS)}
+    options = {"citations": {"use_dictionary": ["system", "survey_id", "kind", "heading", "verdict", "score",
+                                                "sec_score", "rule"],
+                             "column_encoding": {"seq": "DELTA_BINARY_PACKED", "start": "DELTA_BINARY_PACKED"}},
+               "surveys": {}}
+    writers = {name: pq.ParquetWriter(folder / f"{name}.parquet", schema, **PARQUET, **options[name])
+               for name, schema in schemas.items()}
+    scores, outlines, titles, doc_ids = [], [], {}, set()
+    n_surveys = n_citations = 0
+    try:
+        for entry in entries:
+            s = entry.system
+            say(f"surveys of {s.name}")
+            protocol = s.config.get("protocol") or OFFICIAL
+            texts = _texts(entry, warnings)
+            records = read_details(entry.details) if entry.details is not None else {}
+            columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
+            for survey_id in s.survey_ids:
+                n_surveys += 1
+                scores.append({**_scores_row(s.name, survey_id, s.surveys[survey_id], metrics),
+                               "has_text": survey_id in texts, "has_details": survey_id in records})
+                text = texts.get(survey_id, (None, None))[1]
+                n_citations += citation_rows(columns, s.name, survey_id, records.get(survey_id, []), text, protocol)
+                if text is not None:
+                    outlines += [{"system": s.name, "survey_id": survey_id, "seq": i, "level": level, "title": t}
+                                 for i, (level, t) in enumerate(_outline(text))]
+            for survey in records.values():
+                titles.update(reference_titles(survey))
+            doc_ids.update(d for d in columns["doc_id"] if d is not None)
+            writers["citations"].write_table(pa.table(columns, schema=schemas["citations"]), 8192)
+            writers["surveys"].write_table(pa.Table.from_pylist(
+                [{"system": s.name, "survey_id": k, "file": f, "text": t} for k, (f, t) in texts.items()],
+                schema=schemas["surveys"]), 64)
+            del columns, records, texts
+    finally:
+        for writer in writers.values():
+            writer.close()
+    _write(scores, _schema(system="str", survey_id="str", **dict.fromkeys(metrics, "float"),
+                           **dict.fromkeys(COUNT_KEYS, "int"), diagnostic_codes="str", diagnostics="str",
+                           has_text="bool", has_details="bool"), folder / "scores.parquet")
+    gt_rows, papers = [], {}
+    if dataset is not None:
+        for survey_id in sorted({r["survey_id"] for r in scores}):
+            if survey_id.isdigit() and dataset.has_survey(int(survey_id)):
+                gt_rows += [{"system": "", "survey_id": survey_id, "seq": i, "level": section.depth,
+                             "title": section.title, "fingerprint": dataset.fingerprint}
+                            for i, section in enumerate(dataset.survey(int(survey_id)).sections())]
+        papers = {p.doc_id: p for p in dataset.corpus.get(sorted(doc_ids)) if p is not None}
+    _write([*outlines, *gt_rows], _schema(**OUTLINES), folder / "outlines.parquet")
+    _write([*({"doc_id": d, "title": p.title, "abstract": p.abstract, "fingerprint": dataset.fingerprint,
+               "source": "corpus"} for d, p in papers.items()),
+            *({"doc_id": d, "title": t, "source": "the survey's reference list"}
+              for d, t in titles.items() if d not in papers)], _schema(**PAPERS), folder / "papers.parquet")
+    return n_surveys, n_citations
+
+
+def serve_space(space: str | Path, *, port: int = 7860, host: str = "127.0.0.1") -> int:
+    """Run the Space's ``app.py`` (exactly what the Space runs) on ``host:port``; returns its exit code."""
+    space = Path(space)
+    if not (space / "app.py").is_file() or folder_kind(space) != SPACE_KIND:
+        raise InputFileError(f"{space} is not a leaderboard Space folder: write one with "
+                             "`surge leaderboard build RESULTS... --out SPACE`")
+    if importlib.util.find_spec("gradio") is None:
+        raise SurgeError("serving the leaderboard needs gradio: pip install 'surge-bench[leaderboard]'")
+    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_SERVER_NAME": host}
+    return subprocess.call([sys.executable, "app.py"], cwd=space, env=env)

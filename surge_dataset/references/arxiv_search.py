@@ -1,0 +1,58 @@
+"""arXiv (https://arxiv.org), read with ``arxiv``: papers whose title matches the reference's.
+
+Request (the URL ``arxiv.Client`` formats for ``arxiv.Search(query='ti:"<title>"', max_results=5)``, on the
+base URL): ``GET {base}/api/query?search_query=ti:"<title>"&id_list=&sortBy=relevance&sortOrder=descending
+&start=0&max_results=5``; the title keeps letters, digits and spaces only (arXiv's query syntax reads the
+rest). Answer: an Atom feed read with the library's own parser; no match = a feed without ``<entry>``.
+arXiv asks for one request every three seconds: the default rate limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from ..vocabulary import ARXIV
+from .base import AnswerError, Candidate, Request, clean_query
+
+__all__ = ["SERVICE", "ArxivService"]
+
+MAX_RESULTS = 5
+_UNSAFE = re.compile(r"[^\w\s]+")
+_VERSION = re.compile(r"v\d+$")
+
+
+class ArxivService:
+    name = ARXIV
+    default_base_url = "https://export.arxiv.org"
+    default_rate = 1 / 3  # arXiv's terms of use: no more than one request every three seconds
+    package = "arxiv"
+
+    def request(self, title: str, base_url: str, environ: Mapping[str, str]) -> Request:
+        import arxiv
+
+        words = " ".join(_UNSAFE.sub(" ", clean_query(title)).split())
+        search = arxiv.Search(query=f'ti:"{words}"', max_results=MAX_RESULTS)
+        built = urlsplit(arxiv.Client(page_size=MAX_RESULTS)._format_url(search, 0, MAX_RESULTS))
+        return Request(f"{base_url.rstrip('/')}/{built.path.lstrip('/')}", built.query)
+
+    def parse(self, status: int, body: bytes) -> list[Candidate]:
+        if status != 200:
+            raise AnswerError(f"HTTP {status}")
+        from arxiv import _feed
+
+        feed = _feed.parse(body)
+        if feed.malformed:
+            raise AnswerError(f"not an arXiv Atom feed ({feed.error})")
+        found = []
+        for result in feed.results:
+            short = _VERSION.sub("", result.get_short_id())
+            published = result.published
+            found.append(Candidate(title=result.title, id=short, doi=result.doi or None, arxiv_id=short,
+                                   year=published.year if published else None,
+                                   date=published.date().isoformat() if published else None))
+        return found
+
+
+SERVICE = ArxivService()

@@ -1,0 +1,128 @@
+"""What every source of the chain shares: the records a search returns, a web request, and the optional
+libraries each web service is read with (the ``bib`` extra).
+
+A web service is a module with one object that builds a request for a title (:meth:`WebService.request`)
+and reads an answer (:meth:`WebService.parse`); both are pure, so the tests check them without a network,
+and all HTTP (retries, rate limits, caching) lives in :mod:`.http` and :mod:`.chain`, once for every service.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from ..errors import SurgeError
+
+__all__ = ["AnswerError", "Candidate", "MissingExtraError", "Request", "SourceAnswer", "WebService", "arxiv_id_of",
+           "clean_query", "env_value", "require", "year_of"]
+
+#: Longest title sent to a service (a reference line that swallowed a whole paragraph is cut here).
+MAX_QUERY_CHARS = 300
+_EMPHASIS = re.compile(r"[*_`]+")
+_ARXIV_DOI = re.compile(r"10\.48550/arxiv\.(.+)$", re.I)
+_ARXIV_VERSION = re.compile(r"v\d+$")
+
+
+class MissingExtraError(SurgeError, ImportError):
+    """A bibliographic service whose client library is not installed: the message names the extra."""
+
+
+class AnswerError(Exception):
+    """A service's answer that is no answer (an HTTP status it does not use for "nothing found", bad JSON)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One paper a source returned for a title search (``id``: the source's own id)."""
+
+    title: str
+    id: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    year: int | None = None
+    date: str | None = None  # ISO YYYY-MM-DD when the source gives a day
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Candidate:
+        return cls(**{k: data.get(k) for k in ("title", "id", "doi", "arxiv_id", "year", "date")})
+
+
+@dataclass(frozen=True)
+class SourceAnswer:
+    """What one source said about one title: the papers it returned, or why it could not say (``error``)."""
+
+    source: str
+    candidates: tuple[Candidate, ...] = ()
+    error: str | None = None
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class Request:
+    """One GET: the URL, its already-encoded query string, and headers (secrets only ever live here)."""
+
+    url: str
+    query: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def full_url(self) -> str:
+        return f"{self.url}?{self.query}" if self.query else self.url
+
+
+class WebService(Protocol):
+    """A bibliographic web API: pure request building and answer reading (module docstring)."""
+
+    name: ClassVar[str]
+    default_base_url: ClassVar[str]
+    default_rate: ClassVar[float]  # requests per second when --bib-rate-limit does not say
+    package: ClassVar[str]  # the import the service needs (in the ``bib`` extra)
+
+    def request(self, title: str, base_url: str, environ: Mapping[str, str]) -> Request: ...
+
+    def parse(self, status: int, body: bytes) -> list[Candidate]: ...
+
+
+def require(service: str, package: str) -> None:
+    """Raise :class:`MissingExtraError` naming the extra when ``package`` cannot be imported (nothing is imported)."""
+    if importlib.util.find_spec(package) is None:
+        raise MissingExtraError(
+            f"the {service} source needs the {package!r} package: pip install 'surge-bench[bib]' "
+            "(or drop it from --bib-services)")
+
+
+def env_value(environ: Mapping[str, str], *names: str) -> str | None:
+    """The first non-empty of the environment variables ``names``."""
+    for name in names:
+        value = (environ.get(name) or "").strip()
+        if value:
+            return value
+    return None
+
+
+def clean_query(title: str) -> str:
+    """The title as sent: Markdown emphasis dropped, white space collapsed, trailing punctuation and length cut."""
+    text = " ".join(_EMPHASIS.sub(" ", title or "").split()).strip(" .,;:")
+    return text[:MAX_QUERY_CHARS].rstrip()
+
+
+def arxiv_id_of(doi: str | None) -> str | None:
+    """The arXiv id in an arXiv DataCite DOI (``10.48550/arXiv.1706.03762``), else None."""
+    match = _ARXIV_DOI.search(doi or "")
+    return _ARXIV_VERSION.sub("", match.group(1)) if match else None
+
+
+def year_of(value: Any) -> int | None:
+    """An int year from an int, ``"2019"`` or an ISO date; None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    text = str(value or "").strip()
+    return int(text[:4]) if len(text) >= 4 and text[:4].isdigit() else None

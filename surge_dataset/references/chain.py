@@ -1,0 +1,333 @@
+"""The resolver chain: corpus (exact, then nearest title) -> SurveyGen's references -> OpenAlex -> Semantic
+Scholar -> arXiv -> Crossref, each optional and in the order ``--bib-services`` gives.
+
+For a whole run at once (:meth:`ReferenceChain.lookup`): every distinct title the corpus lacks (distinct by
+the corpus rule: letters a-z, lower-cased) goes to the first source; the titles it does not find go to the
+next, and so on, so each web service gets at most one request per unresolved title (retries aside), a few in
+flight at a time under its rate limit. Every answer a source gives (not its failures) is stored in
+``<cache dir>/references.sqlite`` (:class:`~surge_dataset.llm.cache.TextCache`, the LLM answers' store) under
+(source, base URL, title): a rerun asks nothing. Offline (``SURGE_OFFLINE=1``) or with no services, the web
+is not asked; the corpus and SurveyGen's local references still answer, and the metric says so.
+
+Run options (base URLs, rate limits, timeouts: ``RunOptions``) reach the metric through
+:func:`lookup_session`, which the runner opens around its prefetching; without one the defaults apply.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import SettingError
+from ..models.cache import CacheDir
+from ..vocabulary import (
+    ARXIV,
+    BIB_SERVICES,
+    CORPUS,
+    CROSSREF,
+    OPENALEX,
+    SEMANTIC_SCHOLAR,
+    SURVEYGEN,
+    BibService,
+    check_choice,
+    parse_list,
+)
+from .base import AnswerError, Candidate, SourceAnswer, WebService, require
+from .http import LookupFailed, ServiceStats, Transport
+from .labels import best_candidate
+
+__all__ = ["CACHE_NAME", "OFFLINE_ENV", "ChainOptions", "LookupSession", "ReferenceChain", "current_session",
+           "is_offline", "lookup_session", "parse_assignments", "parse_services", "web_service"]
+
+#: ``<cache dir>/<CACHE_NAME>.sqlite`` holds every answer.
+CACHE_NAME = "references"
+#: Bump when what is stored per answer changes (old entries are then simply not found).
+CACHE_VERSION = "references/v1"
+OFFLINE_ENV = "SURGE_OFFLINE"
+_MODULES = {OPENALEX: ".openalex", SEMANTIC_SCHOLAR: ".semantic_scholar", ARXIV: ".arxiv_search", CROSSREF: ".crossref"}
+
+
+def web_service(name: str) -> WebService:
+    """The web service object of ``name`` (its module imports no client library until it builds a request)."""
+    return importlib.import_module(_MODULES[name], __package__).SERVICE
+
+
+def is_offline(environ: Mapping[str, str] | None = None) -> bool:
+    """``SURGE_OFFLINE`` set to 1 / true / yes / on."""
+    value = (os.environ if environ is None else environ).get(OFFLINE_ENV, "")
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def parse_services(value: str | Sequence[str] | None) -> tuple[BibService, ...]:
+    """``'openalex, arxiv'`` -> ``('openalex', 'arxiv')``, each checked (closest name on a typo), repeats dropped."""
+    names = parse_list(value)
+    for name in names:
+        check_choice("bib_services", name, BIB_SERVICES)
+    return tuple(dict.fromkeys(names))  # type: ignore[arg-type]
+
+
+def parse_assignments(items: Mapping[str, Any] | Sequence[str] | str | None, setting: str) -> dict[str, str]:
+    """``['openalex=http://h', ...]`` (repeatable ``SERVICE=VALUE``) or a mapping -> ``{service: value}``."""
+    if not items:
+        return {}
+    if isinstance(items, str):
+        items = [items]
+    pairs = list(items.items()) if isinstance(items, Mapping) else []
+    for item in [] if isinstance(items, Mapping) else items:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise SettingError(f"{setting} {item!r}: expected SERVICE=VALUE, e.g. openalex=http://127.0.0.1:8000")
+        pairs.append((key, value))
+    out = {}
+    for key, value in pairs:
+        check_choice(setting, key.strip(), tuple(_MODULES))
+        out[key.strip()] = str(value).strip()
+    return out
+
+
+@dataclass(frozen=True)
+class ChainOptions:
+    """Everything a chain needs: which sources (from the config) and how to ask them (from the run options)."""
+
+    services: tuple[BibService, ...] = ()
+    threshold: float = 95.0
+    surveygen: str | None = None
+    base_urls: Mapping[str, str] = field(default_factory=dict)
+    rate_limits: Mapping[str, float] = field(default_factory=dict)
+    timeout: float = 30.0
+    max_retries: int = 4
+    concurrency: int = 4
+    cache_dir: CacheDir = None
+    offline: bool = False
+
+    @classmethod
+    def from_settings(cls, config: Any, run: Any, environ: Mapping[str, str] | None = None) -> ChainOptions:
+        """Read off an ``EvaluationConfig`` and ``RunOptions``, checking every value (a :class:`SettingError`)."""
+        services = parse_services(config.bib_services)
+        if SURVEYGEN in services and not config.bib_surveygen:
+            raise SettingError("bib_services 'surveygen' needs --bib-surveygen PATH (SurveyGen JSON file or folder)")
+        threshold = float(config.bib_match_threshold)
+        if not 0 < threshold <= 100:
+            raise SettingError(f"bib_match_threshold is a similarity in (0, 100], not {threshold:g}")
+        rates = {}
+        for name, text in parse_assignments(run.bib_rate_limit, "bib_rate_limit").items():
+            try:
+                rates[name] = float(text)
+            except ValueError:
+                rates[name] = 0.0
+            if not rates[name] > 0:
+                raise SettingError(f"bib_rate_limit {name}={text}: requests per second must be a number above 0")
+        if run.bib_timeout <= 0 or run.bib_max_retries < 0 or run.bib_concurrency < 1:
+            raise SettingError("bib_timeout must be above 0, bib_max_retries at least 0 and bib_concurrency at least 1 "
+                               f"(not {run.bib_timeout}, {run.bib_max_retries}, {run.bib_concurrency})")
+        return cls(services=services, threshold=threshold, surveygen=config.bib_surveygen,
+                   base_urls=parse_assignments(run.bib_base_url, "bib_base_url"), rate_limits=rates,
+                   timeout=float(run.bib_timeout), max_retries=int(run.bib_max_retries),
+                   concurrency=int(run.bib_concurrency), cache_dir=run.cache_dir, offline=is_offline(environ))
+
+    @property
+    def web_services(self) -> tuple[BibService, ...]:
+        return tuple(s for s in self.services if s != SURVEYGEN)
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.services, self.threshold, self.surveygen, tuple(sorted(self.base_urls.items())),
+                tuple(sorted(self.rate_limits.items())), self.timeout, self.max_retries, self.concurrency,
+                str(self.cache_dir), self.offline)
+
+
+class ReferenceChain:
+    """Looks titles up source after source (module docstring); :attr:`stats` says what each source did."""
+
+    def __init__(self, options: ChainOptions, environ: Mapping[str, str] | None = None) -> None:
+        from ..llm.cache import TextCache
+
+        self.options = options
+        self.environ = dict(os.environ if environ is None else environ)
+        self.cache = TextCache(options.cache_dir, name=CACHE_NAME)
+        self.stats: dict[str, ServiceStats] = {}
+        self.skipped: list[str] = list(options.web_services) if options.offline else []
+        self._transports: dict[str, Transport] = {}
+        self._surveygen: Any = None
+
+    def check(self) -> None:
+        """Fail before any lookup when a selected web service's library is missing (:class:`MissingExtraError`)."""
+        if self.options.offline:
+            return
+        for name in self.options.web_services:
+            require(name, web_service(name).package)
+            require(name, "requests")
+
+    def base_url(self, name: str) -> str:
+        return self.options.base_urls.get(name) or web_service(name).default_base_url
+
+    def _stats(self, name: str) -> ServiceStats:
+        return self.stats.setdefault(name, ServiceStats())
+
+    def _matched(self, title: str, answer: SourceAnswer) -> bool:
+        best = best_candidate(title, answer.candidates) if answer.error is None else None
+        return best is not None and best[1] >= self.options.threshold
+
+    def lookup(self, titles: Mapping[str, str], corpus: Any = None) -> dict[str, list[SourceAnswer]]:
+        """``{key: title}`` (key: the normalised title) -> each source's answer, in the order asked."""
+        answers: dict[str, list[SourceAnswer]] = {key: [] for key in titles}
+        remaining = list(titles)
+        steps: list[str] = ([CORPUS] if corpus is not None else []) + list(self.options.services)
+        for name in steps:
+            if not remaining:
+                break
+            if name == CORPUS:
+                found = self._corpus(remaining, titles, corpus)
+            elif name == SURVEYGEN:
+                found = self._local(remaining, titles)
+            elif self.options.offline:
+                continue
+            else:
+                found = self._web(name, remaining, titles)
+            for key, answer in found.items():
+                answers[key].append(answer)
+            remaining = [key for key in remaining if not self._matched(titles[key], found[key])]
+        return answers
+
+    # -- the sources ---------------------------------------------------------------------------------------
+
+    def _cached(self, source: str, where: str, keys: Sequence[str]) -> tuple[dict[str, str], dict[str, SourceAnswer]]:
+        from ..llm.cache import make_key
+
+        cache_keys = {key: make_key(CACHE_VERSION, source, where, key) for key in keys}
+        stored = self.cache.get_many(cache_keys.values())
+        hits = {key: SourceAnswer(source, tuple(Candidate.from_json(c) for c in stored[ck]["candidates"]), cached=True)
+                for key, ck in cache_keys.items() if ck in stored}
+        stats = self._stats(source)
+        stats.titles += len(keys)
+        stats.cache_hits += len(hits)
+        return cache_keys, hits
+
+    def _store(self, cache_key: str, candidates: Sequence[Candidate]) -> None:
+        self.cache.put_many({cache_key: {"candidates": [c.to_json() for c in candidates]}})
+
+    def _corpus(self, keys: Sequence[str], titles: Mapping[str, str], corpus: Any) -> dict[str, SourceAnswer]:
+        from .corpus import CorpusTitles
+
+        source = CorpusTitles(corpus)
+        floor = self.options.threshold  # part of the key: a nearest title is only searched down to it
+        cache_keys, found = self._cached(CORPUS, f"{source.identity}|{floor:g}", keys)
+        fresh = {}
+        for key in keys:
+            if key not in found:
+                candidates = source.search(titles[key], floor)
+                found[key] = SourceAnswer(CORPUS, tuple(candidates))
+                fresh[cache_keys[key]] = {"candidates": [c.to_json() for c in candidates]}
+        self.cache.put_many(fresh)
+        return found
+
+    def _local(self, keys: Sequence[str], titles: Mapping[str, str]) -> dict[str, SourceAnswer]:
+        from .surveygen import SurveyGenSource
+
+        if self._surveygen is None:
+            self._surveygen = SurveyGenSource.load(self.options.surveygen or "")
+        self._stats(SURVEYGEN).titles += len(keys)
+        return {key: SourceAnswer(SURVEYGEN, tuple(self._surveygen.search(titles[key]))) for key in keys}
+
+    def _transport(self, name: str, service: WebService) -> Transport:
+        if name not in self._transports:
+            from .. import __version__
+            from ..metadata import CODEBASE_URL
+
+            email = self.environ.get("SURGE_BIB_EMAIL", "").strip()
+            agent = f"surge-bench/{__version__} ({CODEBASE_URL}" + (f"; mailto:{email})" if email else ")")
+            self._transports[name] = Transport(
+                name, rate=self.options.rate_limits.get(name, service.default_rate), timeout=self.options.timeout,
+                max_retries=self.options.max_retries, user_agent=agent, stats=self._stats(name))
+        return self._transports[name]
+
+    def _web(self, name: str, keys: Sequence[str], titles: Mapping[str, str]) -> dict[str, SourceAnswer]:
+        service = web_service(name)
+        base = self.base_url(name)
+        cache_keys, found = self._cached(name, base, keys)
+        todo = [key for key in keys if key not in found]
+        if not todo:
+            return found
+        require(name, service.package)
+        require(name, "requests")
+        transport = self._transport(name, service)
+
+        def ask(key: str) -> list[Candidate] | str:
+            try:
+                status, body = transport.get(service.request(titles[key], base, self.environ))
+                return service.parse(status, body)
+            except LookupFailed as exc:
+                return str(exc)
+            except AnswerError as exc:
+                transport.record_failure(str(exc))
+                return str(exc)
+
+        with ThreadPoolExecutor(max_workers=min(self.options.concurrency, len(todo)),
+                                thread_name_prefix=f"surge-{name}") as pool:
+            futures = {pool.submit(ask, key): key for key in todo}
+            for future in as_completed(futures):
+                key, result = futures[future], future.result()
+                if isinstance(result, str):
+                    found[key] = SourceAnswer(name, error=result)
+                else:
+                    found[key] = SourceAnswer(name, tuple(result))
+                    self._store(cache_keys[key], result)  # as it comes: a crash keeps what was answered
+        return found
+
+    def report(self) -> dict[str, Any]:
+        """What each source did (for ``results["references"]``): counts, and the base URL of each web service."""
+        from ..llm.openai_backend import redact_url
+
+        sources = {}
+        for name, stats in self.stats.items():
+            sources[name] = {**stats.as_dict(), **({"base_url": redact_url(self.base_url(name))}
+                                                   if name in _MODULES else {})}
+            transport = self._transports.get(name)
+            if transport is not None and transport.down_reason:
+                sources[name]["down"] = transport.down_reason
+        return {"services": list(self.options.services), "offline": self.options.offline,
+                "skipped": list(self.skipped), "threshold": self.options.threshold, "sources": sources}
+
+
+class LookupSession:
+    """The bibliographic lookups of one run: its run options and the chain built from them (one per options)."""
+
+    def __init__(self, run: Any = None, environ: Mapping[str, str] | None = None) -> None:
+        self.run = run
+        self.environ = environ
+        self._chains: dict[tuple[Any, ...], ReferenceChain] = {}
+
+    def chain(self, options: ChainOptions) -> ReferenceChain:
+        key = options.key()
+        if key not in self._chains:
+            self._chains[key] = ReferenceChain(options, self.environ)
+        return self._chains[key]
+
+    def report(self) -> dict[str, Any] | None:
+        """The used chain's report (None when no metric looked anything up)."""
+        used = [chain for chain in self._chains.values() if chain.stats or chain.skipped]
+        return used[-1].report() if used else None
+
+
+_SESSION: ContextVar[LookupSession | None] = ContextVar("surge_reference_lookups", default=None)
+
+
+@contextmanager
+def lookup_session(run: Any = None, environ: Mapping[str, str] | None = None) -> Iterator[LookupSession]:
+    """Make ``run`` (a ``RunOptions``) the options of every lookup in this block; yields the session."""
+    session = LookupSession(run, environ)
+    token = _SESSION.set(session)
+    try:
+        yield session
+    finally:
+        _SESSION.reset(token)
+
+
+def current_session() -> LookupSession:
+    """The session :func:`lookup_session` opened, else a fresh one with the default run options."""
+    return _SESSION.get() or LookupSession()

@@ -1,0 +1,256 @@
+"""The leaderboard Space in a real browser: Debian's chromium, headless, driven by Selenium (chromium-driver).
+
+The Space built by tests/test_leaderboard.py is started with ``surge leaderboard serve`` (which runs the
+Space's own ``python app.py``, as a Space does) on a free port. Checked: the table shows every system and sorting a column reorders it; the
+survey viewer colours citations and shows their evidence on hover and on click; a survey (and a system
+name) carrying script payloads executes nothing: no dialog, no ``window.__pwned``, no request to any
+other host. A screenshot of each page is saved under the test's tmp folder. Skipped, with the reason,
+where chromium, chromium-driver or selenium is absent (``scripts/setup.sh`` installs them as root).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from urllib.parse import urlparse
+
+import pytest
+
+from .test_leaderboard import EVIL_NAME, leaderboard_inputs, space  # noqa: F401 - the fixtures, shared
+
+CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+DRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or DRIVER is None,
+    reason="no chromium/chromedriver on PATH: install them with `apt-get install -y chromium chromium-driver` "
+           "(scripts/setup.sh does, as root)")
+WAIT = 60
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(space):  # noqa: F811 - the fixture imported above
+    """``surge leaderboard serve SPACE --port N`` (which runs the Space's own ``python app.py``), until the end."""
+    port = _free_port()
+    log = open(space.parent / "app.log", "w")  # noqa: SIM115 - closed below
+    serve = "from surge_dataset.cli_leaderboard import leaderboard_app; leaderboard_app()"
+    process = subprocess.Popen([sys.executable, "-c", serve, "serve", str(space), "--port", str(port)],
+                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            os.killpg(process.pid, signal.SIGKILL)
+            log.close()
+            pytest.fail("the Space's app.py did not start:\n" + (space.parent / "app.log").read_text()[-3000:])
+        time.sleep(0.5)
+    yield url
+    os.killpg(process.pid, signal.SIGTERM)  # the session started above: serve and the app.py it runs
+    try:
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the [dev] extra has it)")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1500,1300",
+                     "--disable-gpu"):
+        options.add_argument(argument)
+    options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    options.set_capability("unhandledPromptBehavior", "ignore")  # a dialog stays open, so the test sees it
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver.set_page_load_timeout(WAIT)
+    yield driver
+    driver.quit()
+
+
+def _by():
+    from selenium.webdriver.common.by import By
+
+    return By
+
+
+def _wait(driver, condition, timeout: float = WAIT):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(condition)
+
+
+def _open(driver, url: str) -> None:
+    driver.get(url)
+    _wait(driver, lambda d: d.find_elements(_by().CSS_SELECTOR, "#leaderboard-table [data-testid='cell-0-0']"))
+
+
+def _tab(driver, name: str) -> None:
+    By = _by()
+    tab = next(t for t in driver.find_elements(By.CSS_SELECTOR, "button[role=tab]") if t.text.strip() == name)
+    tab.click()
+    _wait(driver, lambda d: tab.get_attribute("aria-selected") == "true")
+
+
+def _choose(driver, elem_id: str, value: str) -> None:
+    """Pick ``value`` in a gradio dropdown (click it, then its option)."""
+    By = _by()
+    driver.find_element(By.CSS_SELECTOR, f"#{elem_id} input").click()
+    option = _wait(driver, lambda d: next((o for o in d.find_elements(By.CSS_SELECTOR, "[role=listbox] [role=option]")
+                                           if o.get_attribute("aria-label") == value), None))
+    option.click()
+
+
+def _column(driver, elem_id: str, index: int = 0) -> list[str]:
+    """A table's column in display order (``aria-rowindex``; ``data-row`` keeps the unsorted index)."""
+    cells = driver.find_elements(_by().CSS_SELECTOR, f"#{elem_id} [data-testid^='cell-'][data-col='{index}']")
+    return [c.text.strip() for c in sorted(cells, key=lambda c: int(c.get_attribute("aria-rowindex")))]
+
+
+def _dialog(driver) -> str | None:
+    from selenium.common.exceptions import NoAlertPresentException
+
+    try:
+        return driver.switch_to.alert.text
+    except NoAlertPresentException:
+        return None
+
+
+def _other_hosts(driver, url: str) -> set[str]:
+    """Hosts, other than the app's, of every request the page made since the last call."""
+    ours = urlparse(url).netloc
+    hosts = set()
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            requested = urlparse(message["params"]["request"]["url"])
+            if requested.scheme not in ("data", "blob", "about") and requested.netloc != ours:
+                hosts.add(requested.netloc or requested.scheme)
+    return hosts
+
+
+def test_the_table_shows_every_system_and_sorts_by_a_column(server, browser, space, tmp_path):  # noqa: F811
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: F401 - selenium present (fixture skipped else)
+
+    from surge_dataset.leaderboard.space import app
+
+    board = app.lbdata.Board(space / "data")
+    frame, _ = board.table({})
+    By = _by()
+    started = time.monotonic()
+    _open(browser, server)
+    loaded = time.monotonic() - started
+    shown = _column(browser, "leaderboard-table")
+    assert shown == list(frame["System"]) and EVIL_NAME in shown  # every system, the payload name as text
+    # sort by the numeric column whose best value is not in the first row: the rows must reorder
+    column = next(c for c in frame.columns[1:] if frame[c].dtype.kind == "f" and frame[c].notna().all()
+                  and frame[c].idxmax() != 0)
+    index = list(frame.columns).index(column)
+    menu = browser.find_element(By.CSS_SELECTOR, f"#leaderboard-table th[data-heading='{index}'] button.cell-menu-button")
+    browser.execute_script("arguments[0].click()", menu)
+    _wait(browser, lambda d: [i for i in d.find_elements(By.CSS_SELECTOR, "[role=menuitem]")
+                              if "descending" in i.text.lower()])[0].click()
+    _wait(browser, lambda d: _column(d, "leaderboard-table")[0] == frame.loc[frame[column].idxmax(), "System"])
+    values = [float(v) for v in _column(browser, "leaderboard-table", index)]
+    assert values == sorted(values, reverse=True) and _column(browser, "leaderboard-table") != shown
+    assert sorted(_column(browser, "leaderboard-table")) == sorted(shown)
+    browser.save_screenshot(str(tmp_path / "table.png"))
+    assert (tmp_path / "table.png").stat().st_size > 10_000 and loaded < WAIT
+    assert _dialog(browser) is None and not _other_hosts(browser, server)
+
+
+def test_the_system_and_plots_pages_render(server, browser, tmp_path):
+    By = _by()
+    _open(browser, server)
+    _tab(browser, "System")
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#system-heatmap td[title]"))
+    assert _column(browser, "system-scores")[:3] == ["0", "1", "2"]
+    browser.save_screenshot(str(tmp_path / "system.png"))
+    _tab(browser, "Plots")
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#plot-bars canvas, #plot-bars svg"))
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#plot-recall canvas, #plot-recall svg"))
+    browser.save_screenshot(str(tmp_path / "plots.png"))
+    assert _dialog(browser) is None and not _other_hosts(browser, server)
+
+
+def test_the_survey_viewer_colours_citations_and_shows_their_evidence(server, browser, space, tmp_path):  # noqa: F811
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    By = _by()
+    _open(browser, server)
+    _tab(browser, "Survey viewer")
+    cites = _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#viewer-survey-body .sg-cite"))
+    classes = {c.get_attribute("class") for c in cites}
+    assert {"sg-cite sg-supported", "sg-cite sg-not-supported", "sg-cite sg-missing"} <= classes, classes
+    colours = {c.value_of_css_property("background-color") for c in cites}
+    assert len(colours) >= 3  # the verdicts are told apart by colour
+    supported = next(c for c in cites if "sg-supported" in c.get_attribute("class"))
+    evidence = supported.find_element(By.CSS_SELECTOR, ".sg-ev")
+    assert not evidence.is_displayed()
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", supported)
+    ActionChains(browser).move_to_element(supported).perform()
+    _wait(browser, lambda d: evidence.is_displayed())
+    text = evidence.text
+    assert "supported" in text and "NLI entailment probability" in text and "Rule: official protocol" in text
+    import pyarrow.parquet as pq
+
+    titles = set(pq.read_table(space / "data" / "papers.parquet").column("title").to_pylist())
+    assert any(t in text for t in titles)  # the cited paper's title (and abstract) from the corpus
+    browser.save_screenshot(str(tmp_path / "viewer-hover.png"))
+    ActionChains(browser).move_by_offset(0, 400).perform()
+    other = next(c for c in cites if "sg-not-supported" in c.get_attribute("class"))
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'}); arguments[0].focus()", other)
+    _wait(browser, lambda d: other.find_element(By.CSS_SELECTOR, ".sg-ev").is_displayed())  # click = focus
+    assert browser.find_elements(By.CSS_SELECTOR, "#viewer-evidence [data-testid^='cell-']")
+    assert "Ground-truth outline" in browser.find_element(By.ID, "viewer-outline").text
+    browser.save_screenshot(str(tmp_path / "viewer.png"))
+    assert _dialog(browser) is None
+
+
+def test_a_survey_with_script_payloads_executes_nothing(server, browser, tmp_path):
+    By = _by()
+    _open(browser, server)
+    _other_hosts(browser, server)  # drop what loading the page asked for (checked by the table test)
+    _tab(browser, "Survey viewer")
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#viewer-survey-body .sg-cite"))  # the first survey
+    _choose(browser, "viewer-system", EVIL_NAME)
+    _wait(browser, lambda d: "evil" in d.find_element(By.ID, "viewer-header").text)
+    body = browser.find_element(By.ID, "viewer-survey-body")
+    _wait(browser, lambda d: "details" in body.text and "click me" in body.text)
+    for cite in body.find_elements(By.CSS_SELECTOR, ".sg-cite")[:5]:  # hover and focus run no handler either
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'}); arguments[0].focus()", cite)
+    time.sleep(1.5)  # give a payload the time to fire
+    browser.save_screenshot(str(tmp_path / "viewer-payloads.png"))
+    assert _dialog(browser) is None
+    assert browser.execute_script("return window.__pwned === undefined")
+    tags = " ".join(re.findall(r"<[^>]*>", body.get_attribute("innerHTML").lower()))  # not the escaped text
+    for tag in ("<script", "<img", "<iframe", "<svg", "<object", "<embed", "<form", "<input", "<video", "<audio",
+                "<link", "onerror", "onload", "onfocus", "javascript:", "evil.example"):
+        assert tag not in tags, tag
+    assert not _other_hosts(browser, server)
+    # the payload system's name is shown as text on every page, never as markup
+    _tab(browser, "Table")
+    assert EVIL_NAME in _column(browser, "leaderboard-table")
+    assert _dialog(browser) is None and browser.execute_script("return window.__pwned === undefined")
