@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from surge_dataset.generation import DraftSection, Generator, is_references_title, label_of
+from surge_dataset.generation.inputs import paper_lines
 from surge_dataset.records import Paper
 
 from .prompts import BASELINE_PROMPTS_VERSION
@@ -140,19 +141,6 @@ def cluster_name(papers: Sequence[Paper], exclude: str = "", n_terms: int = 3) -
         return "Related Work"
     terms = [t.capitalize() for t in terms]
     return terms[0] if len(terms) == 1 else ", ".join(terms[:-1]) + " and " + terms[-1]
-
-
-def paper_lines(labelled: Sequence[tuple[str, Paper]], abstract_chars: int) -> str:
-    """``[P3] Title. Abstract: ...`` lines (abstract cut to ``abstract_chars``; 0 = titles only)."""
-    lines = []
-    for label, paper in labelled:
-        line = f"[{label}] {' '.join(paper.title.split())}"
-        abstract = " ".join((paper.abstract or "").split())
-        if abstract_chars > 0 and abstract:
-            cut = abstract[:abstract_chars]
-            line += f". Abstract: {cut}{'...' if len(abstract) > abstract_chars else ''}"
-        lines.append(line)
-    return "\n".join(lines) if lines else "(no papers)"
 
 
 # ---------------------------------------------------------------------------------------- outlines

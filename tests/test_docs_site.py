@@ -14,25 +14,13 @@ import pytest
 from typer.testing import CliRunner
 
 from .conftest import REPO_ROOT
+from .doc_blocks import blocks, commands, section
 
 DOCS = REPO_ROOT / "docs"
 METRIC_NAMES = sorted(p.parent.name for p in (REPO_ROOT / "metrics").glob("*/README.md"))
 
 
-def _section(text: str, title: str) -> str:
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    assert match, f"no section {title!r}"
-    return match.group(1)
-
-
-def _blocks(text: str, language: str = "bash") -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", text, re.S)
-
-
-def _commands(block: str) -> list[str]:
-    """Shell commands of a block: comments dropped, backslash continuations joined."""
-    joined = re.sub(r"\\\n\s*", " ", block)
-    return [line.split("  #")[0].strip() for line in joined.splitlines() if line.strip() and not line.startswith("#")]
+_section, _blocks, _commands = section, blocks, commands
 
 
 @pytest.fixture(scope="module")

@@ -12,24 +12,16 @@ import pytest
 from typer.testing import CliRunner
 
 from .conftest import REPO_ROOT
+from .doc_blocks import blocks, commands, section
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def _section(title: str) -> str:
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## )", README, re.S | re.M)
-    assert match, f"README has no section {title!r}"
-    return match.group(1)
+    return section(README, title)
 
 
-def _blocks(text: str, language: str = "bash") -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", text, re.S)
-
-
-def _commands(block: str) -> list[str]:
-    """Shell commands of a block: comments dropped, backslash continuations joined."""
-    joined = re.sub(r"\\\n\s*", " ", block)
-    return [line.split("  #")[0].strip() for line in joined.splitlines() if line.strip() and not line.startswith("#")]
+_blocks, _commands = blocks, commands
 
 
 def test_the_two_commands_come_first_and_the_makefile_runs_the_scripts() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +10,7 @@ from ..normalise import normalise_title
 from ..records import Paper, Survey
 from .draft import GuideSection, Topic
 
-__all__ = ["guidance_of", "read_run_topk", "topic_of", "usable_papers"]
+__all__ = ["guidance_of", "paper_lines", "read_run_topk", "topic_of", "usable_papers"]
 
 
 def topic_of(survey: Survey) -> Topic:
@@ -80,3 +80,17 @@ def all_queries(data: Any) -> list[Any]:
         return list(data.queries())
     except (FileNotFoundError, KeyError):
         return []
+
+
+def paper_lines(labelled: Sequence[tuple[str, Paper]], abstract_chars: int) -> str:
+    """``[P3] Title. Abstract: ...`` lines (abstract cut to ``abstract_chars``; 0 = titles only): how the
+    baselines and the Inspect task show the given papers to a model."""
+    lines = []
+    for label, paper in labelled:
+        line = f"[{label}] {' '.join(paper.title.split())}"
+        abstract = " ".join((paper.abstract or "").split())
+        if abstract_chars > 0 and abstract:
+            cut = abstract[:abstract_chars]
+            line += f". Abstract: {cut}{'...' if len(abstract) > abstract_chars else ''}"
+        lines.append(line)
+    return "\n".join(lines) if lines else "(no papers)"

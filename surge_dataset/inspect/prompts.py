@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..generation.inputs import paper_lines as generation_paper_lines
 from ..prompts import PROMPTS, PromptTemplate, register
 from ..records import Paper
 
@@ -67,14 +68,5 @@ for _template in _TEMPLATES:
 
 
 def paper_lines(labelled: Sequence[tuple[str, Paper]], abstract_chars: int = ABSTRACT_CHARS) -> str:
-    """``[P3] Title. Abstract: ...`` lines, exactly as the baselines show papers (``baselines.common.paper_lines``,
-    which the core may not import; ``tests/test_inspect_task.py`` checks the two agree)."""
-    lines = []
-    for label, paper in labelled:
-        line = f"[{label}] {' '.join(paper.title.split())}"
-        abstract = " ".join((paper.abstract or "").split())
-        if abstract_chars > 0 and abstract:
-            cut = abstract[:abstract_chars]
-            line += f". Abstract: {cut}{'...' if len(abstract) > abstract_chars else ''}"
-        lines.append(line)
-    return "\n".join(lines) if lines else "(no papers)"
+    """The given papers as the baselines show them (:func:`surge_dataset.generation.inputs.paper_lines`)."""
+    return generation_paper_lines(labelled, abstract_chars)

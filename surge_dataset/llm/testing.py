@@ -17,8 +17,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from ..local_server import LocalHTTPServer
 
 __all__ = ["Hang", "HttpError", "Reply", "ScriptedOpenAIServer", "word_usage"]
 
@@ -50,7 +52,7 @@ class RecordedRequest:
     step: Step
 
 
-class ScriptedOpenAIServer:
+class ScriptedOpenAIServer(LocalHTTPServer):
     """``with ScriptedOpenAIServer([Reply("4"), HttpError(500)]) as server: ... server.base_url``."""
 
     def __init__(
@@ -67,14 +69,11 @@ class ScriptedOpenAIServer:
         self.usage = usage
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__()
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.address}/v1"
 
     def _next_step(self, messages: list[dict[str, str]]) -> Step:
         with self._lock:
@@ -133,23 +132,8 @@ class ScriptedOpenAIServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout): nothing to answer
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-openai", daemon=True)
-        self._thread.start()
-        return self
+        return self._serve(Handler, "scripted-openai")
 
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> ScriptedOpenAIServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def word_usage(messages: list[dict[str, Any]], text: str) -> dict[str, int]:

@@ -26,11 +26,12 @@ import time
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
+from ..local_server import LocalHTTPServer
 from ..normalise import normalise_title
 from ..vocabulary import ARXIV, CROSSREF, OPENALEX, SEMANTIC_SCHOLAR
 from .match import match_score
@@ -141,7 +142,7 @@ def _crossref(papers: list[KnownPaper], query: str) -> dict[str, Any]:
                         "query": {"start-index": 0, "search-terms": query}}}
 
 
-class BibServer:
+class BibServer(LocalHTTPServer):
     """``with BibServer({"openalex": [KnownPaper(...)]}) as server: compute(..., bib_base_url=server.base_url_options())``."""
 
     def __init__(self, papers: Mapping[str, Iterable[KnownPaper]] | None = None,
@@ -153,14 +154,12 @@ class BibServer:
         self.latency = latency
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
+        super().__init__()
 
     # -- what tests read ------------------------------------------------------------------------------
 
     def base_url(self, service: str) -> str:
-        assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}{PREFIXES[service]}"
+        return f"{self.address}{PREFIXES[service]}"
 
     def base_url_options(self) -> list[str]:
         """``bib_base_url`` / ``--bib-base-url`` values pointing every service here."""
@@ -238,19 +237,5 @@ class BibServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, name="bib-server", daemon=True).start()
-        return self
+        return self._serve(Handler, "bib-server")
 
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> BibServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -1,0 +1,49 @@
+"""The one way surge-bench's test servers (a scripted OpenAI-compatible server, the bibliographic services)
+listen: a threaded HTTP server on 127.0.0.1, a free port, stopped cleanly; subclasses give the handler."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TypeVar
+
+__all__ = ["LocalHTTPServer"]
+
+S = TypeVar("S", bound="LocalHTTPServer")
+
+
+class LocalHTTPServer:
+    """Serve a handler class on 127.0.0.1 in a daemon thread; a context manager (``with Server() as s``)."""
+
+    def __init__(self) -> None:
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def address(self) -> str:
+        """``http://127.0.0.1:<port>`` of the running server."""
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def _serve(self: S, handler: type[BaseHTTPRequestHandler], name: str) -> S:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name=name, daemon=True)
+        self._thread.start()
+        return self
+
+    def start(self: S) -> S:  # pragma: no cover - subclasses define their handler
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self: S) -> S:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
