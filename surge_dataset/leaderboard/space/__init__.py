@@ -1,0 +1,1 @@
+"""The Gradio app of the leaderboard Space; `surge leaderboard build` copies these modules into the Space folder."""

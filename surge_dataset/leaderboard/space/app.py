@@ -1,0 +1,183 @@
+"""The SurGE leaderboard: a Gradio app over the Parquet tables in ``data/`` (written by ``surge leaderboard build``).
+
+Pages: **Table** (the paper's Table 4 layout with 95 % CIs, filters, significance against a chosen system),
+**System** (per-survey scores, a heat map, the worst surveys with their diagnostics), **Survey viewer**
+(a generated survey with each citation coloured by its verdict and its evidence on hover or click, beside
+the GT outline) and **Plots** (means with CIs, Recall@k). Runs as a HuggingFace Space (``app_file:
+app.py``) or locally: ``python app.py`` (``GRADIO_SERVER_PORT`` picks the port). Needs gradio, pandas,
+pyarrow, nh3 and markdown-it-py; never surge-bench.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no calls home from a leaderboard
+
+try:  # inside surge-bench (tests): surge_dataset.leaderboard.space; in the Space: modules beside this file
+    from . import leaderboard_data as lbdata
+    from . import leaderboard_viewer as viewer
+except ImportError:
+    import leaderboard_data as lbdata  # type: ignore[no-redef]
+    import leaderboard_viewer as viewer  # type: ignore[no-redef]
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _table_page(gr: Any, board: lbdata.Board) -> None:
+    choices = board.filter_choices()
+    with gr.Row():
+        filters = {column: gr.Dropdown(values, value=lbdata.ALL, label=board.meta["filters"][column],
+                                       elem_id=f"filter-{column}") for column, values in choices.items()}
+    with gr.Row():
+        ci = gr.Checkbox(True, label="Show 95% CIs")
+        published = gr.Checkbox(False, label=f"Show the paper's published rows ({board.meta['published']['mark']})",
+                                elem_id="show-published")
+    frame, note = board.table({}, ci=True, published=False)
+    table = gr.Dataframe(frame, elem_id="leaderboard-table", interactive=False, wrap=False, max_height=700,
+                         show_search="search", label="Leaderboard (sort: a column header's menu ⋮)")
+    note_md = gr.Markdown(note, elem_id="table-note")
+    gr.Markdown("### Paired significance against a system")
+    compare = gr.Dropdown(board.names, value=board.names[0] if board.names else None, label="Compare every system with",
+                          elem_id="compare-system")
+    first = board.compare(board.names[0] if board.names else None)
+    significance = gr.Dataframe(first[0], interactive=False, elem_id="significance-table", wrap=True)
+    significance_note = gr.Markdown(first[1])
+
+    def update(*values: Any) -> tuple[Any, str]:
+        *chosen, show_ci, show_published = values
+        return board.table(dict(zip(filters, chosen, strict=True)), ci=show_ci, published=show_published)
+
+    inputs = [*filters.values(), ci, published]
+    for component in inputs:
+        component.change(update, inputs, [table, note_md])
+    compare.change(board.compare, compare, [significance, significance_note])
+
+
+def _system_page(gr: Any, board: lbdata.Board) -> tuple[Any, list[Any], list[Any]]:
+    """The page's components; filled when the tab is first opened (the first page stays light)."""
+    first = board.names[0] if board.names else None
+    with gr.Row():
+        system = gr.Dropdown(board.names, value=first, label="System", elem_id="system-system")
+        metric = gr.Dropdown([(board.labels[m], m) for m in board.metrics],
+                             value=board.metrics[0] if board.metrics else None, label="Metric", elem_id="system-metric")
+        worst_n = gr.Slider(1, 20, value=5, step=1, label="Worst surveys shown")
+    scores = gr.Dataframe(None, interactive=False, max_height=500, label="Per-survey scores (sortable)",
+                          elem_id="system-scores")
+    heat = gr.HTML("", elem_id="system-heatmap", js_on_load=None)
+    gr.Markdown("### Worst surveys, with the diagnostics that usually explain them")
+    worst = gr.Dataframe(None, interactive=False, wrap=True, elem_id="system-worst")
+
+    def update(name: str | None, key: str | None, n: float) -> tuple[Any, str, Any]:
+        if not name or not key:
+            return None, "<p>No system to show.</p>", None
+        return board.system_scores(name), board.heatmap_html(name, key), board.worst(name, key, int(n))
+
+    inputs, outputs = [system, metric, worst_n], [scores, heat, worst]
+    for component in inputs:
+        component.change(update, inputs, outputs)
+    return update, inputs, outputs
+
+
+def _survey_view(board: lbdata.Board, system: str | None, survey_id: str | None) -> tuple[str, str, Any, str]:
+    if not system or not survey_id:
+        return "Pick a system and a survey.", "", None, ""
+    info = board.survey(system, str(survey_id))
+    rows = info["citations"].to_dict("records") if info["has_details"] else []
+    body = (viewer.render_survey(info["text"], rows, info["papers"]) if info["text"] is not None
+            else "<p><i>No survey text in this Space.</i></p>")
+    outline = viewer.outline_html(info["outline"], info["gt_outline"])
+    return board.survey_header(system, str(survey_id), info), body, board.evidence_table(info), outline
+
+
+def _survey_page(gr: Any, board: lbdata.Board) -> tuple[Any, list[Any], list[Any]]:
+    """The page's components; the first survey is rendered when the tab is first opened."""
+    first = board.names[0] if board.names else None
+    ids = board.survey_ids(first) if first else []
+    with gr.Row():
+        system = gr.Dropdown(board.names, value=first, label="System", elem_id="viewer-system")
+        survey = gr.Dropdown(ids, value=ids[0] if ids else None, label="Survey", elem_id="viewer-survey")
+    header_md = gr.Markdown("", elem_id="viewer-header")
+    gr.HTML(viewer.legend(), elem_id="viewer-legend", js_on_load=None)
+    with gr.Row():
+        with gr.Column(scale=3):
+            body_html = gr.HTML("", elem_id="viewer-survey-body", js_on_load=None)
+        with gr.Column(scale=2):
+            outline_html = gr.HTML("", elem_id="viewer-outline", js_on_load=None)
+    evidence_df = gr.Dataframe(None, interactive=False, wrap=True, max_height=500, elem_id="viewer-evidence",
+                               label="Every citation and reference entry, with its evidence")
+
+    def pick_system(name: str) -> tuple[Any, ...]:
+        choices = board.survey_ids(name)
+        value = choices[0] if choices else None
+        return (gr.Dropdown(choices=choices, value=value), *_survey_view(board, name, value))
+
+    outputs = [header_md, body_html, evidence_df, outline_html]
+    system.input(pick_system, system, [survey, *outputs])
+    survey.input(lambda name, sid: _survey_view(board, name, sid), [system, survey], outputs)
+    return (lambda name, sid: _survey_view(board, name, sid)), [system, survey], outputs
+
+
+def _plots_page(gr: Any, board: lbdata.Board) -> None:
+    groups = list(board.groups)
+    with gr.Row():
+        metric = gr.Dropdown([(board.labels[m], m) for m in board.metrics],
+                             value=board.metrics[0] if board.metrics else None, label="Metric", elem_id="plot-metric")
+        group = gr.Dropdown(groups, value=groups[0] if groups else None, label="Setting group (never mixed)",
+                            elem_id="plot-group")
+    m0, g0 = (board.metrics[0] if board.metrics else None), (groups[0] if groups else None)
+
+    def bar_plot(key: str | None, label: str | None, **layout: Any) -> Any:
+        frame = board.bars(key, label) if key and label else None
+        top = float(frame["ci_high"].max()) if frame is not None and frame["ci_high"].notna().any() else 1.0
+        return gr.BarPlot(frame, y_lim=[0, top * 1.05 if top > 0 else 1.0], **layout)
+
+    with gr.Row():
+        bars = bar_plot(m0, g0, x="system", y="mean", color="system", x_label_angle=-30, elem_id="plot-bars",
+                        tooltip=["system", "mean", "ci_low", "ci_high", "n"], title="Mean over surveys (tooltip: 95% CI)")
+        ranges = gr.LinePlot(board.ci_ranges(m0, g0) if m0 and g0 else None, x="system", y="value", color="system",
+                             tooltip=["system", "point", "value"], title="95% bootstrap CI (low – mean – high)",
+                             x_label_angle=-30, elem_id="plot-ci")
+    recall = board.recall_at_k()
+    gr.LinePlot(recall, x="k", y="recall", color="system", tooltip="all", elem_id="plot-recall",
+                title=f"Recall@k (retrieval-eval inputs; {board.meta['published']['mark']} the paper's Table 3)")
+
+    def update(key: str, label: str) -> tuple[Any, Any]:
+        return bar_plot(key, label), board.ci_ranges(key, label)
+
+    metric.change(update, [metric, group], [bars, ranges])
+    group.change(update, [metric, group], [bars, ranges])
+
+
+def build_app(data_dir: str | Path = DATA) -> Any:
+    """The Gradio Blocks of the leaderboard over ``data_dir`` (not launched)."""
+    import gradio as gr
+
+    board = lbdata.Board(data_dir)
+    with gr.Blocks(title=board.meta["title"]) as demo:
+        gr.Markdown(f"# {lbdata._md(board.meta['title'])}\n\n{len(board.names)} systems, "
+                    f"{len(board.groups)} setting group(s). Scores of the SurGE benchmark for scientific survey "
+                    "generation.")
+        if board.meta["warnings"]:
+            with gr.Accordion(f"⚠️ {len(board.meta['warnings'])} warning(s) from the build", open=False):
+                gr.Markdown("\n".join(f"- {lbdata._md(w)}" for w in board.meta["warnings"]), elem_id="warnings")
+        with gr.Tabs():
+            with gr.Tab("Table", id="table"):
+                _table_page(gr, board)
+            with gr.Tab("System", id="system") as system_tab:
+                system_tab.select(*_system_page(gr, board))
+            with gr.Tab("Survey viewer", id="viewer") as viewer_tab:
+                viewer_tab.select(*_survey_page(gr, board))
+            with gr.Tab("Plots", id="plots"):
+                _plots_page(gr, board)
+    return demo
+
+
+def main() -> None:
+    build_app().launch(server_name=os.environ.get("GRADIO_SERVER_NAME"), show_error=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,301 @@
+"""The leaderboard's data as the app's pages show it: pandas frames read from ``data/*.parquet``.
+
+The small tables (systems, means, significance, per-survey scores) are read at start-up; a survey's
+text, citations, papers and outlines are read when it is opened (row groups of 8192 rows, filtered by
+system and survey id, so opening one survey reads a few row groups, not the whole file).
+
+Part of the Space: it imports neither gradio nor surge-bench.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+ALL = "(all)"
+CELL = "padding:0;border:none;min-width:7px;width:7px;height:16px"
+SIGNIFICANCE_ALPHA = 0.05
+
+
+def _md(text: Any) -> str:
+    """Text shown inside Markdown: every Markdown/HTML character escaped (names come from submissions)."""
+    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>~&" else c for c in str(text))
+
+
+def _code(text: Any) -> str:
+    """Text shown as a Markdown code span (its backticks replaced: a code span cannot hold them safely)."""
+    return "`" + str(text).replace("`", "'").replace("\n", " ") + "`"
+
+
+def _survey_key(survey_id: str) -> tuple[int, int, str]:
+    return (0, int(survey_id), "") if str(survey_id).isdigit() else (1, 0, str(survey_id))
+
+
+class Board:
+    """Every page's content, from the folder ``data`` of a Space."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        self.meta: dict[str, Any] = json.loads((self.folder / "leaderboard.json").read_text(encoding="utf-8"))
+        self.systems = self._read("systems")
+        self.means = self._read("means")
+        self.significance = self._read("significance")
+        self.scores = self._read("scores")
+        self.retrieval = self._read("retrieval")
+        self.metrics = [m["key"] for m in self.meta["metrics"]]
+        self.labels = {m["key"]: m["label"] for m in self.meta["metrics"]}
+        self.decimals = {m["key"]: int(m["decimals"]) for m in self.meta["metrics"]}
+        self.groups = {g["label"]: g for g in self.meta["groups"]}
+        self.names = list(self.systems["system"]) if len(self.systems) else []
+        self.group_of = dict(zip(self.names, self.systems["group"], strict=True)) if self.names else {}
+
+    def _read(self, name: str, filters: list[tuple[str, str, Any]] | None = None) -> pd.DataFrame:
+        return pq.read_table(self.folder / f"{name}.parquet", filters=filters).to_pandas()
+
+    # ----------------------------------------------------------------------------------------- table
+
+    def filter_choices(self) -> dict[str, list[str]]:
+        return {column: [ALL, *sorted(set(self.systems[column].astype(str)))] for column in self.meta["filters"]
+                if column in self.systems}
+
+    def selected(self, filters: dict[str, str]) -> pd.DataFrame:
+        rows = self.systems
+        for column, value in filters.items():
+            if value and value != ALL and column in rows:
+                rows = rows[rows[column].astype(str) == value]
+        return rows
+
+    def _round(self, metric: str, value: Any) -> float | None:
+        return None if value is None or (isinstance(value, float) and math.isnan(value)) else round(
+            float(value), self.decimals.get(metric, 4))
+
+    def _fmt(self, metric: str, value: Any) -> str:
+        return "–" if value is None or value != value else f"{float(value):.{self.decimals.get(metric, 4)}f}"
+
+    def table(self, filters: dict[str, str], *, ci: bool = True, published: bool = False) -> tuple[pd.DataFrame, str]:
+        """The Table 4 layout for the systems the filters keep, and a note saying which settings are mixed."""
+        rows = self.selected(filters)
+        means = self.means.set_index(["system", "metric"])
+        records = []
+        for _, system in rows.iterrows():
+            record: dict[str, Any] = {"System": system["system"]}
+            for m in self.metrics:
+                s = means.loc[(system["system"], m)] if (system["system"], m) in means.index else None
+                record[self.labels[m]] = None if s is None else self._round(m, s["mean"])
+                if ci:
+                    record[f"{self.labels[m]} 95% CI"] = "" if s is None or pd.isna(s["mean"]) else (
+                        f"[{self._fmt(m, s['ci_low'])}, {self._fmt(m, s['ci_high'])}]")
+            record.update({"Group": system["group"], "Surveys": int(system["surveys"])})
+            records.append(record)
+        if published:
+            pub = self.meta["published"]
+            for name, values in pub["rows"].items():
+                record = {"System": f"{name} {pub['mark']}"}
+                for m in self.metrics:
+                    record[self.labels[m]] = values.get(m)
+                    if ci:
+                        record[f"{self.labels[m]} 95% CI"] = ""
+                record.update({"Group": f"published {pub['mark']}", "Surveys": 41})
+                records.append(record)
+        columns = ["System"] + [c for m in self.metrics for c in (self.labels[m], f"{self.labels[m]} 95% CI")
+                                if ci or c == self.labels[m]] + ["Group", "Surveys"]
+        return pd.DataFrame(records, columns=columns), self.table_note(rows, published)
+
+    def table_note(self, rows: pd.DataFrame, published: bool) -> str:
+        groups = list(dict.fromkeys(rows["group"])) if len(rows) else []
+        lines = []
+        if len(groups) > 1:
+            lines.append(f"⚠️ **These rows come from {len(groups)} different settings ({', '.join(groups)}): "
+                         "their numbers are not comparable.** Filter to one group to rank systems.")
+        for label in groups:
+            g = self.groups[label]
+            shown = "; ".join(f"{k} = {_code(v)}" for k, v in g["settings"].items() if v != "—")
+            lines.append(f"- **{label}** ({len(g['systems'])} systems): {shown}")
+        stats = self.meta["statistics"]
+        lines.append(f"Means over surveys; brackets: 95% percentile bootstrap CI ({stats['resamples']:,} resamples, "
+                     f"seed {stats['seed']}). Sort by any column from its header menu (⋮).")
+        if published:
+            pub = self.meta["published"]
+            lines.append(f"{pub['mark']} Published numbers ({_md(pub['source'])}): the paper's systems on its 41 test "
+                         "surveys, copied, not recomputed; not comparable with evaluated rows.")
+        return "\n\n".join(lines)
+
+    def compare(self, system: str | None) -> tuple[pd.DataFrame, str]:
+        """Paired significance of every system of ``system``'s group against it: Δ = other − selected."""
+        if not system or system not in self.group_of:
+            return pd.DataFrame(columns=["System"]), "Pick a system to compare with."
+        group = self.group_of[system]
+        sig = self.significance[self.significance["group"] == group]
+        records = []
+        for other in self.names:
+            if other == system:
+                continue
+            record: dict[str, Any] = {"System": other}
+            for m in self.metrics:
+                if self.group_of[other] != group:
+                    record[self.labels[m]] = f"other settings ({self.group_of[other]}): not compared"
+                    continue
+                hit = sig[(sig["metric"] == m) & (((sig["a"] == other) & (sig["b"] == system)) |
+                                                  ((sig["a"] == system) & (sig["b"] == other)))]
+                if hit.empty or pd.isna(hit.iloc[0]["delta"]):
+                    record[self.labels[m]] = "–"
+                    continue
+                r = hit.iloc[0]
+                sign = 1 if r["a"] == other else -1
+                star = " *" if r["p_value"] < SIGNIFICANCE_ALPHA else ""
+                record[self.labels[m]] = f"{sign * r['delta'] + 0.0:+.{self.decimals[m]}f} (p={r['p_value']:.4f}){star}"
+            records.append(record)
+        note = (f"Δ = other system − **{_md(system)}**, paired over the surveys both have; p: two-sided paired "
+                f"permutation test; * p < {SIGNIFICANCE_ALPHA}. Systems of other settings are never compared.")
+        return pd.DataFrame(records, columns=["System", *(self.labels[m] for m in self.metrics)]), note
+
+    # ----------------------------------------------------------------------------------------- system
+
+    def system_scores(self, system: str) -> pd.DataFrame:
+        rows = self.scores[self.scores["system"] == system].copy()
+        rows = rows.iloc[sorted(range(len(rows)), key=lambda i: _survey_key(rows.iloc[i]["survey_id"]))]
+        out = pd.DataFrame({"Survey": rows["survey_id"].astype(str)})
+        for m in self.metrics:
+            out[self.labels[m]] = rows[m].round(self.decimals[m]).to_numpy()
+        for key, label in (("references", "Refs"), ("resolved", "Resolved"), ("not_in_corpus", "Not in corpus"),
+                           ("citations", "Citations"), ("citations_of_missing_numbers", "Missing nos.")):
+            out[label] = rows[key].to_numpy()
+        out["Diagnostics"] = rows["diagnostic_codes"].fillna("").to_numpy()
+        return out.reset_index(drop=True)
+
+    def worst(self, system: str, metric: str, n: int = 5) -> pd.DataFrame:
+        rows = self.scores[(self.scores["system"] == system) & self.scores[metric].notna()].nsmallest(int(n), metric)
+        messages = []
+        for raw in rows["diagnostics"]:
+            items = json.loads(raw or "[]")
+            messages.append("; ".join(f"{'line ' + str(d['line']) + ': ' if d.get('line') is not None else ''}"
+                                      f"{d.get('code')} {d.get('message', '')}".strip() for d in items) or "–")
+        return pd.DataFrame({"Survey": rows["survey_id"].astype(str), self.labels[metric]: rows[metric].round(4),
+                             "Refs (resolved)": [f"{a} ({b})" for a, b in zip(rows["references"], rows["resolved"], strict=True)],
+                             "Not in corpus": rows["not_in_corpus"], "Missing nos.": rows["citations_of_missing_numbers"],
+                             "Diagnostics": messages})
+
+    def heatmap_html(self, system: str, metric: str) -> str:
+        """Systems of ``system``'s group x surveys, one cell per value; grey where undefined."""
+        group = self.group_of.get(system)
+        members = [n for n in self.names if self.group_of[n] == group]
+        rows = self.scores[self.scores["system"].isin(members)]
+        ids = sorted(set(rows["survey_id"]), key=_survey_key)
+        grid = rows.pivot_table(index="system", columns="survey_id", values=metric, aggfunc="first", dropna=False)
+        values = [v for v in rows[metric] if v == v and v is not None]
+        low, high = (min(values), max(values)) if values else (0.0, 1.0)
+        cells = []
+        for name in members:
+            tds = []
+            for sid in ids:
+                v = grid.at[name, sid] if name in grid.index and sid in grid.columns else None
+                if v is None or v != v:
+                    tds.append(f'<td title="{html.escape(name)} · survey {html.escape(sid)}: undefined" '
+                               'style="background:#ccc"></td>')
+                    continue
+                x = 0.5 if high == low else (v - low) / (high - low)
+                colour = f"#{int(255 - 180 * x):02x}{int(120 + 100 * x):02x}{int(120 + 40 * x):02x}"
+                tds.append(f'<td title="{html.escape(sid)}: {v:.4f}" style="background:{colour}"></td>')
+            cells.append(f"<tr><th style='text-align:right;padding:0 6px;border:none;white-space:nowrap;font-size:12px'>"
+                         f"{html.escape(name)}</th>{''.join(tds)}</tr>")
+        return (f"<div><b>{html.escape(self.labels[metric])}</b> per survey ({len(ids)} surveys, group "
+                f"{html.escape(str(group))}; hover a cell for its survey and value; red = low, green = high, grey = "
+                f"undefined)<style>.sg-heat td{{{CELL}}}</style><div style='overflow-x:auto'><table class='sg-heat' "
+                "style='border-collapse:separate;border-spacing:1px;width:auto;margin:4px 0'>" + "".join(cells)
+                + "</table></div></div>")
+
+    # ----------------------------------------------------------------------------------------- survey
+
+    def survey_ids(self, system: str) -> list[str]:
+        return sorted(self.scores.loc[self.scores["system"] == system, "survey_id"].astype(str), key=_survey_key)
+
+    @lru_cache(maxsize=64)  # noqa: B019 - one Board per app, kept for its lifetime
+    def survey(self, system: str, survey_id: str) -> dict[str, Any]:
+        """Text, scores, citations (with papers) and outlines of one survey of one system."""
+        where = [("system", "==", system), ("survey_id", "==", survey_id)]
+        texts = self._read("surveys", where)
+        text = texts.iloc[0]["text"] if len(texts) else None
+        citations = self._read("citations", where).sort_values("seq").reset_index(drop=True)
+        citations["end"] = citations["start"] + citations["length"]
+        if text is not None:  # a sentence found verbatim in the text is stored as offsets (build.py)
+            stored = citations["sentence_len"].notna()
+            citations.loc[stored, "sentence"] = [
+                text[int(s) - int(b): int(s) - int(b) + int(n)] for s, b, n in
+                zip(citations.loc[stored, "start"], citations.loc[stored, "sentence_from"],
+                    citations.loc[stored, "sentence_len"], strict=True)]
+        doc_ids = sorted({int(d) for d in citations["doc_id"].dropna()})
+        papers = self._read("papers", [("doc_id", "in", doc_ids)]) if doc_ids else pd.DataFrame()
+        info = self.systems[self.systems["system"] == system].iloc[0]
+        fingerprint = str(info.get("data_fingerprint", ""))
+        by_doc: dict[int, dict[str, Any]] = {}
+        for _, p in papers.iterrows():  # the corpus's paper (same fingerprint) wins over a reference-list title
+            if p["fingerprint"] in (None, fingerprint) or int(p["doc_id"]) not in by_doc:
+                by_doc[int(p["doc_id"])] = {"title": p["title"], "abstract": p["abstract"]}
+        outlines = self._read("outlines", [("survey_id", "==", survey_id), ("system", "in", [system, ""])])
+        mine = outlines[outlines["system"] == system].sort_values("seq")
+        gt = outlines[(outlines["system"] == "") & (outlines["fingerprint"] == fingerprint)].sort_values("seq")
+        score = self.scores[(self.scores["system"] == system) & (self.scores["survey_id"] == survey_id)]
+        return {
+            "text": text,
+            "citations": citations, "papers": by_doc, "has_details": bool(score.iloc[0]["has_details"]) if len(score) else False,
+            "scores": score.iloc[0].to_dict() if len(score) else {},
+            "outline": list(zip(mine["level"], mine["title"], strict=True)),
+            "gt_outline": list(zip(gt["level"], gt["title"], strict=True)) or None,
+        }
+
+    def evidence_table(self, info: dict[str, Any]) -> pd.DataFrame:
+        rows = info["citations"]
+        titles = [info["papers"].get(int(d), {}).get("title") if d == d and d is not None else None
+                  for d in rows["doc_id"]]
+        return pd.DataFrame({"#": rows["seq"], "Kind": rows["kind"], "[n]": rows["number"], "Verdict": rows["verdict"],
+                             "Entailment": rows["entailment"].round(3), "Score": rows["score"],
+                             "Cited paper": titles, "Section": rows["heading"], "Sentence": rows["sentence"],
+                             "Rule": rows["rule"], "Placed": rows["start"] >= 0})
+
+    def survey_header(self, system: str, survey_id: str, info: dict[str, Any]) -> str:
+        scores = info["scores"]
+        shown = ", ".join(f"{self.labels[m]} {scores[m]:.{self.decimals[m]}f}" for m in self.metrics
+                          if scores.get(m) is not None and scores.get(m) == scores.get(m))
+        lines = [f"**{_md(system)}**, survey **{_md(survey_id)}**: {shown or 'no scores'}"]
+        if not info["has_details"]:
+            lines.append("ℹ️ **Scores only**: this system's results were evaluated without `--details`, so the "
+                         "citations are not coloured and there is no evidence to show.")
+        if info["text"] is None:
+            lines.append("ℹ️ The generated survey's text is not in this Space.")
+        counts = info["citations"]["verdict"].value_counts().to_dict() if len(info["citations"]) else {}
+        if counts:
+            lines.append("Verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        return "\n\n".join(lines)
+
+    # ----------------------------------------------------------------------------------------- plots
+
+    def bars(self, metric: str, group: str) -> pd.DataFrame:
+        members = [n for n in self.names if self.group_of[n] == group]
+        rows = self.means[(self.means["metric"] == metric) & self.means["system"].isin(members)]
+        return pd.DataFrame({"system": rows["system"], "mean": rows["mean"], "ci_low": rows["ci_low"],
+                             "ci_high": rows["ci_high"], "n": rows["n"]}).reset_index(drop=True)
+
+    def ci_ranges(self, metric: str, group: str) -> pd.DataFrame:
+        """Each system's interval as a vertical segment (low, mean, high) for a line plot."""
+        bars = self.bars(metric, group)
+        parts = [pd.DataFrame({"system": bars["system"], "value": bars[col], "point": col})
+                 for col in ("ci_low", "mean", "ci_high")]
+        return pd.concat(parts).dropna().reset_index(drop=True)
+
+    def recall_at_k(self, published: bool = True) -> pd.DataFrame:
+        rows = [self.retrieval[["system", "k", "recall"]]]
+        if published:
+            mark = self.meta["published"]["mark"]
+            rows.append(pd.DataFrame([{"system": f"{name} {mark}", "k": int(k.split("@")[1]), "recall": v}
+                                      for name, values in self.meta["published"]["table3"].items()
+                                      for k, v in values.items() if k.startswith("recall@")]))
+        out = pd.concat(rows).reset_index(drop=True)
+        out["k"] = out["k"].astype(int)
+        return out.sort_values(["system", "k"])
