@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from surge_dataset.llm import Judge, JudgeRequest, make_llm
 from surge_dataset.llm.testing import ScriptedOpenAIServer
@@ -36,13 +38,15 @@ def workload(surveys: int, sections: int) -> list[JudgeRequest]:
     return requests
 
 
-def run(server: ScriptedOpenAIServer, requests: list[JudgeRequest], concurrency: int, cache: Path | bool) -> dict:
+def run(server: ScriptedOpenAIServer, requests: list[JudgeRequest], concurrency: int, cache: Path | bool,
+        ask: Callable[[Judge, list[Any]], list[Any]] = Judge.run) -> dict:
+    """One timed pass of ``ask(judge, requests)`` against ``server`` (pairwise_speed.py asks verdicts)."""
     llm = make_llm("openai:benchmark-judge", base_url=server.base_url, concurrency=concurrency, timeout=30,
                    cache_dir=cache)
     llm.backend.client()  # build the HTTP client (imports openai) outside the timed part
     before = len(server.requests)
     start = time.perf_counter()
-    outcomes = Judge(llm).run(requests)
+    outcomes = ask(Judge(llm), requests)
     seconds = time.perf_counter() - start
     assert all(o.value is not None for o in outcomes)
     return {"seconds": seconds, "sent": len(server.requests) - before, "hits": llm.stats.cache_hits}

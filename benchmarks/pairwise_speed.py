@@ -18,10 +18,12 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from surge_dataset.llm import Judge, make_llm
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # sibling modules; benchmarks/ is not a package
+
+import judge_throughput  # noqa: E402 - the timed pass, shared
+
 from surge_dataset.llm.testing import ScriptedOpenAIServer
 from surge_dataset.scoring.pairwise import fit_text, pair_requests
 
@@ -44,17 +46,10 @@ def longer(messages: list[dict[str, str]]) -> str:
 
 
 def run(server: ScriptedOpenAIServer, requests: list, concurrency: int, cache: Path | bool) -> dict:
+    """judge_throughput.run with the verdicts asked the way the metric and ``surge arena`` ask them."""
     from surge_dataset.scoring.pairwise import ask_verdicts
 
-    llm = make_llm("openai:benchmark-judge", base_url=server.base_url, concurrency=concurrency, timeout=30,
-                   cache_dir=cache)
-    llm.backend.client()  # build the HTTP client (imports openai) outside the timed part
-    before = len(server.requests)
-    start = time.perf_counter()
-    outcomes = ask_verdicts(Judge(llm), requests)
-    seconds = time.perf_counter() - start
-    assert all(o.value is not None for o in outcomes)
-    return {"seconds": seconds, "sent": len(server.requests) - before, "hits": llm.stats.cache_hits}
+    return judge_throughput.run(server, requests, concurrency, cache, ask=ask_verdicts)
 
 
 def main() -> int:

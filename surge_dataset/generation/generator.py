@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from typing import Any, ClassVar
 
-from ..errors import SurgeError
+from ..errors import SettingError, SurgeError
 from ..records import Paper
 from ..registries import IN_PROCESS, Provider, choose, entry_point_providers, settle_registration
 from ..vocabulary import UnknownNameError
@@ -75,7 +75,7 @@ class Generator:
         known = self.option_defaults()
         unknown = sorted(set(options) - set(known))
         if unknown:
-            raise ValueError(
+            raise SettingError(
                 f"system {self.name!r} has no option(s) {', '.join(unknown)}; its options: {', '.join(sorted(known))}"
             )
         self.options = {key: _coerce(key, options.get(key, default), default) for key, default in known.items()}
@@ -146,11 +146,11 @@ def _coerce(key: str, value: Any, default: Any) -> Any:
             return True
         if lowered in ("0", "false", "no", "off"):
             return False
-        raise ValueError(f"option {key}: expected true/false, got {value!r}")
+        raise SettingError(f"option {key}: expected true/false, got {value!r}")
     try:
         return type(default)(value)
     except (TypeError, ValueError):
-        raise ValueError(f"option {key}: expected {type(default).__name__}, got {value!r}") from None
+        raise SettingError(f"option {key}: expected {type(default).__name__}, got {value!r}") from None
 
 
 # ---------------------------------------------------------------------------------------- registry
@@ -222,9 +222,12 @@ def _load_entry_point(name: str) -> type[Generator] | None:
 def _generator_class(name: str) -> type[Generator]:
     if ":" in name:  # "package.module:ClassName" -- a user's own generator, no registration needed
         module, _, attr = name.partition(":")
-        cls = getattr(importlib.import_module(module), attr)
+        try:
+            cls = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise SettingError(f"--system {name!r}: {exc}") from None
         if not (isinstance(cls, type) and issubclass(cls, Generator)):
-            raise ValueError(f"{name} is not a surge_dataset.generation.Generator subclass")
+            raise SettingError(f"{name} is not a surge_dataset.generation.Generator subclass")
         return cls
     cls = _REGISTRY.get(name) or _load_entry_point(name)
     if cls is None:

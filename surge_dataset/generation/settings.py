@@ -20,7 +20,7 @@ from dataclasses import InitVar, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SettingError, SurgeError
+from ..errors import SettingError
 from ..settings import setting
 from ..vocabulary import ALL_SPLITS, GGUF, HF, OPENAI, SPLITS, Split, check_choice, parse_ids
 
@@ -50,22 +50,6 @@ def parse_system_options(items: Mapping[str, Any] | Sequence[str] | None) -> dic
     return options
 
 
-def _load_generator(name: str, **options: Any) -> Any:
-    """``get_generator``, with what it raises for a name or an option the user got wrong as one
-    :class:`~surge_dataset.errors.SurgeError` (the one place: ``generation/generator.py`` raises plain
-    errors, or an ``UnknownNameError`` for an unknown name, which passes as it is)."""
-    from .generator import get_generator
-
-    try:
-        return get_generator(name, **options)
-    except SurgeError:
-        raise
-    except KeyError as exc:  # an unknown name, from a registry that predates UnknownNameError
-        raise SettingError(str(exc.args[0]) if exc.args else str(exc)) from None
-    except ValueError as exc:  # an unknown or ill-typed -o option, a class that is no Generator
-        raise SettingError(str(exc)) from None
-    except (ImportError, AttributeError) as exc:  # --system package.module:Class that does not import
-        raise SettingError(f"--system {name!r}: {exc}") from None
 
 
 @dataclass
@@ -123,7 +107,9 @@ class GenerationConfig:
     @functools.cached_property
     def generator(self) -> Generator:
         """The system, built from ``system``, ``system_options``, ``max_new_tokens`` and ``temperature``."""
-        return _load_generator(self.system, max_new_tokens=self.max_new_tokens, temperature=self.temperature,
+        from .generator import get_generator  # an unknown name or option is a SurgeError (one line, exit 2)
+
+        return get_generator(self.system, max_new_tokens=self.max_new_tokens, temperature=self.temperature,
                                **self.system_options)
 
     def select_surveys(self, data: Any) -> list[int]:

@@ -22,6 +22,18 @@ One module per job:
 
 from __future__ import annotations
 
-from .build import SPACE_KIND, BuildSummary, build_space, serve_space
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .build import SPACE_KIND, BuildSummary, build_space, serve_space
 
 __all__ = ["SPACE_KIND", "BuildSummary", "build_space", "serve_space"]
+
+
+def __getattr__(name: str) -> Any:
+    """The builder on first use: ``surge submit`` reads :mod:`.submission` without loading the Space builder."""
+    if name in __all__:
+        from . import build
+
+        return getattr(build, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
