@@ -73,27 +73,22 @@ def this_process(ids: list[int]) -> Process:
 
 
 @contextlib.contextmanager
-def plain_errors_as_user_errors(rank: str = "") -> Iterator[None]:
-    """The one place where what the libraries below ``surge generate`` raise as a plain ``ValueError`` or
-    ``FileNotFoundError`` but is the user's to fix (a run of another query type, a folder that is no built
-    dataset) becomes a :class:`SurgeError`: one line and exit 2, as the command always showed them. Under
-    ``accelerate launch`` (``rank``) every error names its process."""
+def naming_the_process(rank: str = "") -> Iterator[None]:
+    """Under ``accelerate launch`` (``rank``) every user error names its process; the errors themselves are
+    SurgeErrors where they arise (a run of another query type, a folder that is no built dataset)."""
     try:
         yield
     except SurgeError as exc:
         if not rank:
             raise
         raise SurgeError(f"{rank}{exc}") from exc
-    except (ValueError, FileNotFoundError) as exc:
-        raise SurgeError(f"{rank}{exc}") from exc
 
 
 def open_data(data: str) -> Any:
-    """``--data``, opened (a folder that is no built dataset is the user's to fix)."""
+    """``--data``, opened (a folder that is no built dataset is a DatasetNotFoundError: one line, exit 2)."""
     from .data.dataset import SurgeData
 
-    with plain_errors_as_user_errors():
-        return SurgeData.open(data)
+    return SurgeData.open(data)
 
 
 class _StageBars:
@@ -249,7 +244,7 @@ def dry_run_report(dataset: Any, ids: list[int], config: GenerationConfig, optio
     """``--dry-run``: print the calls and tokens each survey would cost (and the price); nothing sent or written."""
     from .cli_cost import generate_dry_run
 
-    with plain_errors_as_user_errors():
+    with naming_the_process():
         generate_dry_run(dataset, config.generator, config.llm, ids, run=config.run, top_k=config.top_k,
                          context_length=config.context_length, per_1k=options.price_per_1k)
 
@@ -281,7 +276,7 @@ def run_with_progress(dataset: Any, config: GenerationConfig, options: Generatio
     from .generation import generate_surveys
 
     rank, label = process.rank, f"{process.rank}{config.system}"
-    with plain_errors_as_user_errors(rank):
+    with naming_the_process(rank):
         model, llm_info = _load_llm(config, options, process)
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=console, transient=True,

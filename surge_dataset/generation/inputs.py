@@ -45,11 +45,11 @@ def guidance_of(survey: Survey, queries: Iterable[Any]) -> tuple[GuideSection, .
 
 def read_run_topk(run_path: str | Path, top_k: int) -> dict[int, list[int]]:
     """``{survey_id: [doc_id, ...]}``: the top-k of a survey-title run (query id = survey id)."""
-    from ..retrieval.runs import read_run_metadata, read_trec_run
+    from ..retrieval.runs import QUERY_TYPES, RunFormatError, read_run_metadata, read_trec_run
 
     meta = read_run_metadata(run_path)
-    if meta.get("query_type") not in (None, "titles"):
-        raise ValueError(
+    if meta.get("query_type") not in (None, QUERY_TYPES[0]):  # titles
+        raise RunFormatError(
             f"{run_path}: a {meta.get('query_type')!r} run; generation needs a survey-title run "
             "(`surge retrieve --query-type titles`), whose query ids are survey ids"
         )
