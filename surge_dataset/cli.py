@@ -7,6 +7,10 @@ import sys
 import typer
 from typer.core import TyperGroup
 
+from . import (
+    cli_annotate,  # noqa: F401 - registers `surge data annotate` on data_app
+    cli_fresh,  # noqa: F401 - registers `surge data fresh` on data_app
+)
 from .cli_data import data_app
 from .cli_evaluate import evaluate, meta_eval
 from .cli_generate import generate

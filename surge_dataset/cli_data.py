@@ -62,11 +62,14 @@ def data_export(
     out: Path = typer.Option(..., "--out", help="Folder to write the official JSON files into."),
 ) -> None:
     """Built dataset -> the official surveys.json / corpus.json / queries.json (lossless)."""
+    from .data.build import FRESH_MANIFEST
     from .data.export import export_dataset
 
     written = export_dataset(data, out)
     for config, n in written.items():
         out_console.print(f"{out / (config + '.json')}: {n:,} records")
+    if (out / FRESH_MANIFEST).is_file():  # written for a fresh split, removed otherwise
+        out_console.print(f"{out / FRESH_MANIFEST}: the fresh split's manifest (date window, dropped candidates)")
 
 
 @data_app.command("download")

@@ -18,6 +18,7 @@ from .cli_options import data_option, settings_options
 from .console import console, out_console
 from .console import fail as _fail
 from .evaluation.config import EvaluationConfig, RunOptions
+from .evaluation.parallel import ModelShare
 
 __all__ = ["evaluate", "meta_eval", "print_results", "run_with_progress"]
 
@@ -35,13 +36,20 @@ def evaluate(
         False, "--quiet", help="Print the table only: no line per kind of diagnostic (they stay in the results)."),
     **settings: Any,
 ) -> None:
-    """Score every generated survey in --passages; resumable; exit 1 if any survey could not be evaluated."""
+    """Score every generated survey in --passages; resumable; exit 1 if any survey could not be evaluated.
+
+    Several GPUs or machines: `accelerate launch --num_processes N -m surge_dataset.cli evaluate ...` splits
+    the NLI and embedding work between the processes; the result is the same as in one process.
+    """
     from .evaluation import skipped_without_judge
+    from .evaluation.parallel import process_group
     from .settings import split_keywords
 
     config_settings, run_settings = split_keywords(settings, EvaluationConfig, RunOptions, where="surge evaluate")
     config = EvaluationConfig.from_options(**config_settings)
-    if not config.judge and skipped_without_judge(settings["metrics"]):
+    processes = process_group()  # under accelerate launch: the main process alone prints notes and results
+    main = processes is None or processes.is_main
+    if main and not config.judge and skipped_without_judge(settings["metrics"]):
         console.print(f"[yellow]note:[/] {', '.join(skipped_without_judge(settings['metrics']))} skipped: they need an "
                       "LLM judge (e.g. --judge openai:gpt-4o, the published judge model; our prompt wording differs "
                       "from the released one)", highlight=False)
@@ -53,28 +61,32 @@ def evaluate(
         from .cli_cost import evaluate_dry_run
         from .llm.usage import parse_price
 
-        evaluate_dry_run(dataset, passages, config, per_1k=parse_price(price_per_1k), base_url=run.base_url,
-                         cache_dir=run.cache_dir)
+        if main:
+            evaluate_dry_run(dataset, passages, config, per_1k=parse_price(price_per_1k), base_url=run.base_url,
+                             cache_dir=run.cache_dir)
         return
-    results = run_with_progress(dataset, passages, out, config, run, details)
+    results = run_with_progress(dataset, passages, out, config, run, details, processes)
+    if results is None:  # another process of the launch: the main one writes the results and prints
+        return
     raise typer.Exit(print_results(results, config, out, details=details, quiet=quiet))
 
 
 def run_with_progress(dataset: Any, passages: Path, out: Path, config: EvaluationConfig, run: RunOptions,
-                      details: Path | None) -> dict[str, Any]:
-    """:func:`~surge_dataset.evaluation.evaluate_run` under a progress bar on stderr."""
+                      details: Path | None, processes: Any = None) -> dict[str, Any] | None:
+    """:func:`~surge_dataset.evaluation.evaluate_run` under a progress bar on stderr (None: not the main
+    process of an ``accelerate launch``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from .evaluation import evaluate_run
     from .evaluation.models import model_factories
 
-    factories = model_factories(config, run)
+    factories = model_factories(config, run, device=processes.device_for(config.device) if processes else None)
     with Progress(TextColumn("[bold]evaluating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=console, transient=True) as progress:
+                  console=console, transient=True, disable=processes is not None and not processes.is_main) as progress:
         task = progress.add_task("surveys", total=None)
         return evaluate_run(
             dataset, passages, out, config, **{f"{kind}_factory": f for kind, f in factories.items()},
-            details_path=details, run=run,
+            details_path=details, run=run, processes=processes,
             on_survey_done=lambda _id, finished, total: progress.update(task, completed=finished, total=total),
         )
 
@@ -98,6 +110,8 @@ def print_results(results: dict[str, Any], config: EvaluationConfig, out: Path, 
         table.add_row(survey_id, *(_fmt(record.get(k)) for k in keys), f"{counts['references']} ({counts['resolved']})")
     table.add_row("[bold]mean", *(f"[bold]{_fmt(results['average'][k])}" for k in keys), "")
     out_console.print(table)
+    for share in results["config"].get("model_work", []):  # an accelerate launch: what each process computed
+        console.print(ModelShare(**share).line(results["config"]["num_processes"]), markup=False, highlight=False)
     if "judge" in results:
         missing = sum(v for r in results["surveys"].values() for k, v in r["counts"].items() if k.endswith("_missing"))
         stats = results["judge"].get("llm", {})

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,21 +30,12 @@ from rich.table import Table
 
 from .cli_options import data_option, settings_options
 from .console import console, out_console, reporting_user_errors
+from .distributed import distributed_state, process_device
 from .errors import SurgeError
 from .generation.settings import GenerationConfig, GenerationRunOptions
 from .settings import split_keywords
 
 _LLM_MEMO: dict[tuple[Any, ...], Any] = {}
-
-
-def _distributed_state() -> Any:
-    """accelerate's PartialState when launched with several processes, else None (no torch import)."""
-    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
-        return None
-    import torch
-    from accelerate import PartialState
-
-    return PartialState(cpu=not torch.cuda.is_available())
 
 
 class Process(NamedTuple):
@@ -63,12 +53,12 @@ class Process(NamedTuple):
 
 def this_process(ids: list[int]) -> Process:
     """Split ``ids`` between the processes of an ``accelerate launch`` (``split_between_processes``)."""
-    state = _distributed_state()
+    state = distributed_state()
     if state is None:
         return Process(None, list(ids), None, "")
     with state.split_between_processes(ids) as part:
         mine = list(part)
-    device = f"cuda:{state.local_process_index}" if str(state.device).startswith("cuda") else None
+    device = process_device(state)
     return Process(state, mine, device, f"[process {state.process_index}/{state.num_processes}] ")
 
 

@@ -9,7 +9,7 @@ import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +109,20 @@ def atomic_write_text(target: str | os.PathLike[str], text: str, encoding: str =
 def atomic_write_json(target: str | os.PathLike[str], obj: Any, *, indent: int | None = 2) -> None:
     """Serialise ``obj`` as UTF-8 JSON and write it atomically."""
     atomic_write_text(target, json.dumps(obj, ensure_ascii=False, indent=indent) + "\n")
+
+
+def atomic_write_json_array(target: str | os.PathLike[str], records: Iterable[Any]) -> int:
+    """Stream ``records`` as a JSON array to ``target`` atomically, one object per line (the layout of the
+    official SurGE files, and a corpus never held in memory); returns how many were written."""
+    count = 0
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        handle.write("[")
+        for record in records:
+            handle.write(",\n" if count else "\n")
+            handle.write(json.dumps(record, ensure_ascii=False))
+            count += 1
+        handle.write("\n]\n" if count else "]\n")
+    return count
 
 
 @contextlib.contextmanager

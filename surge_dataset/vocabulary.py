@@ -19,8 +19,24 @@ __all__ = [
     "ALCE_BACKENDS",
     "ALL_SPLITS",
     "ARXIV",
+    "ARXIV_SOURCE_HOST",
+    "CITATIONS_STAGE",
+    "CITATION_SOURCES",
+    "FRESH_HOSTS",
+    "FRESH_STAGES",
+    "NO_CITATION_SOURCE",
+    "RESOLVE_STAGE",
+    "RULE_STAGE",
+    "SOURCE_STAGE",
+    "CitationSource",
+    "FreshHost",
+    "FreshStage",
     "BACKEND_KINDS",
+    "BBL",
+    "BIB",
+    "BIBLIOGRAPHY_KINDS",
     "BIB_SERVICES",
+    "BROKEN_LATEX",
     "CROSSREF",
     "DEFINED",
     "DTYPES",
@@ -29,9 +45,13 @@ __all__ = [
     "INSPECT_LOG",
     "IN_CORPUS",
     "JUDGE_STYLES",
+    "MALFORMED_ARCHIVE",
     "METRIC_GROUPS",
     "MODEL_KINDS",
     "NOT_FOUND",
+    "NO_BIBLIOGRAPHY",
+    "NO_SECTIONS",
+    "NO_TEX",
     "OFFICIAL",
     "OPENALEX",
     "PAPER",
@@ -39,6 +59,7 @@ __all__ = [
     "REFERENCE_LABELS",
     "RELEASED",
     "SEMANTIC_SCHOLAR",
+    "SOURCE_PROBLEMS",
     "SPLITS",
     "SURVEYGEN",
     "UNCHECKED",
@@ -46,6 +67,7 @@ __all__ = [
     "AlceBackend",
     "BackendKind",
     "BibService",
+    "BibliographyKind",
     "ChoiceError",
     "DType",
     "ImportFormat",
@@ -54,6 +76,7 @@ __all__ = [
     "ModelKind",
     "ProtocolName",
     "ReferenceLabel",
+    "SourceProblem",
     "Split",
     "UnknownNameError",
     "check_choice",
@@ -141,6 +164,40 @@ EXISTS: Final[ReferenceLabel] = "exists"
 NOT_FOUND: Final[ReferenceLabel] = "not_found"
 UNCHECKED: Final[ReferenceLabel] = "unchecked"
 REFERENCE_LABELS: tuple[ReferenceLabel, ...] = get_args(ReferenceLabel)
+
+#: Where ``surge data fresh`` read a survey's bibliography (``fresh/bibliography.py``): ``bbl`` = a compiled
+#: list (a ``.bbl`` file or an inline ``thebibliography``), ``bib`` = a BibTeX database.
+BibliographyKind = Literal["bbl", "bib"]
+BBL: Final[BibliographyKind] = "bbl"
+BIB: Final[BibliographyKind] = "bib"
+BIBLIOGRAPHY_KINDS: tuple[BibliographyKind, ...] = get_args(BibliographyKind)
+
+#: Why an arXiv e-print cannot give a survey (``fresh/latex.py``'s ``SourceError.reason``).
+SourceProblem = Literal["malformed_archive", "no_tex", "no_bibliography", "broken_latex", "no_sections"]
+MALFORMED_ARCHIVE: Final[SourceProblem] = "malformed_archive"
+NO_TEX: Final[SourceProblem] = "no_tex"
+NO_BIBLIOGRAPHY: Final[SourceProblem] = "no_bibliography"
+BROKEN_LATEX: Final[SourceProblem] = "broken_latex"
+NO_SECTIONS: Final[SourceProblem] = "no_sections"
+SOURCE_PROBLEMS: tuple[SourceProblem, ...] = get_args(SourceProblem)
+
+#: Where ``surge data fresh`` reads a candidate survey's citation count (``none``: not looked up).
+CitationSource = Literal["openalex", "semanticscholar", "none"]
+NO_CITATION_SOURCE: Final[CitationSource] = "none"
+CITATION_SOURCES: tuple[CitationSource, ...] = get_args(CitationSource)
+
+#: The hosts ``surge data fresh`` asks, as ``--bib-base-url HOST=URL`` names them (``arxiv-src``: the e-prints).
+FreshHost = Literal["arxiv", "arxiv-src", "openalex", "semanticscholar"]
+ARXIV_SOURCE_HOST: Final[FreshHost] = "arxiv-src"
+FRESH_HOSTS: tuple[FreshHost, ...] = get_args(FreshHost)
+
+#: The step of ``surge data fresh`` at which a candidate survey was dropped (``fresh_manifest.json``).
+FreshStage = Literal["rule", "citations", "source", "resolve"]
+RULE_STAGE: Final[FreshStage] = "rule"
+CITATIONS_STAGE: Final[FreshStage] = "citations"
+SOURCE_STAGE: Final[FreshStage] = "source"
+RESOLVE_STAGE: Final[FreshStage] = "resolve"
+FRESH_STAGES: tuple[FreshStage, ...] = get_args(FreshStage)
 
 
 def closest_hint(name: str, known: Iterable[str]) -> str:

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -37,7 +35,7 @@ from surge_dataset.llm.testing import Hang, ScriptedOpenAIServer
 from surge_dataset.retrieval import build_bm25_index, read_trec_run, run_retrieval, write_trec_run
 from surge_dataset.survey import parse_survey
 
-from .conftest import REPO_ROOT
+from .processes import accelerate_launch, subprocess_env
 
 SYSTEMS = ["rag", "autosurvey", "stepsurvey", "surveyforge", "qualsg", "llm_only", "guided"]
 #: Small structures and prompts: the GGUF model runs on 2 CPU cores within the test budget.
@@ -107,20 +105,6 @@ def _assert_nested(markdown: str) -> None:
     assert levels and levels[0] == 1 and levels.count(1) == 1, levels
     assert all(b <= a + 1 for a, b in zip(levels, levels[1:], strict=False)), levels
     assert _headings(markdown)[-1] == (2, "References")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _subprocess_env(tmp_path: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(SURGE_CACHE=str(tmp_path / "surge-cache"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")])))
-    return env
 
 
 # ------------------------------------------------------------------------------------------ the writer
@@ -325,7 +309,7 @@ def test_interrupted_generation_resumes_without_repeating_calls(data: SurgeData,
     with ScriptedOpenAIServer(responder=hang_after) as server:
         process = subprocess.Popen(
             [sys.executable, "-m", "surge_dataset.cli_generate", *args, "--base-url", server.base_url, "--out", str(out),
-             "--cache-dir", str(cache)], env=_subprocess_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+             "--cache-dir", str(cache)], env=subprocess_env(tmp_path / "surge-cache"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         try:
             assert reached.wait(120), process.stderr.read().decode() if process.poll() is not None else "no request"
@@ -383,11 +367,9 @@ def test_two_processes_under_accelerate_launch_split_and_match_one_process(data:
         assert single.exit_code == 0, single.output
         n_single = len(server.requests)
         launched = subprocess.run(
-            [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-             "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-             "--main_process_port", str(_free_port()), "-m", "surge_dataset.cli_generate", *args,
-             "--base-url", server.base_url, "--out", str(tmp_path / "two"), "--cache-dir", str(tmp_path / "cache-two")],
-            env=_subprocess_env(tmp_path), capture_output=True, text=True, timeout=300,
+            accelerate_launch(2, ["-m", "surge_dataset.cli_generate", *args, "--base-url", server.base_url, "--out",
+                                  str(tmp_path / "two"), "--cache-dir", str(tmp_path / "cache-two")]),
+            env=subprocess_env(tmp_path / "surge-cache"), capture_output=True, text=True, timeout=300,
         )
         assert launched.returncode == 0, launched.stderr[-3000:]
         assert len(server.requests) == 2 * n_single  # the same calls again, none twice
@@ -449,7 +431,7 @@ def test_end_to_end_with_the_real_smollm2_gguf(data: SurgeData, runs: dict[str, 
         job = {"systems": systems, "out": str(out), "args": args, "extra": SMALL_EXTRA}
         workers.append(subprocess.Popen(
             [sys.executable, "-c", _DRIVER, json.dumps(job)],
-            env=_subprocess_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=subprocess_env(tmp_path / "surge-cache"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         ))
     start = time.monotonic()
     logs = [w.communicate(timeout=900)[0] for w in workers]
@@ -485,7 +467,7 @@ def test_smollm2_on_the_default_threads_reports_progress_soon_after_loading(data
     from surge_dataset.models.threads import usable_cpus
 
     gguf = _smollm2_gguf()
-    env = _subprocess_env(tmp_path)
+    env = subprocess_env(tmp_path / "surge-cache")
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "SURGE_NUM_THREADS"):
         env.pop(name, None)
     env["PYTHONUNBUFFERED"] = "1"

@@ -124,6 +124,7 @@ def test_groups_means_and_significance(space, leaderboard_inputs):
 
     systems = _read(space, "systems").set_index("system")
     assert list(systems.index) == ["gt", "degraded", "paper", EVIL_NAME]
+    assert list(systems["data_window"]) == ["", "", "", ""]  # the sample is official data: no window recorded
     assert systems.loc["paper", "group"] != systems.loc["gt", "group"] == systems.loc["evil" and EVIL_NAME, "group"]
     meta = json.loads((space / "data" / "leaderboard.json").read_text(encoding="utf-8"))
     assert any("paper" in w and "protocol=paper" in w for w in meta["warnings"])
@@ -150,6 +151,52 @@ def test_another_data_fingerprint_is_its_own_group_with_a_warning(leaderboard_in
     assert len(_read(tmp_path / "space", "significance")) == 0  # nothing is compared across groups
     card = (tmp_path / "space" / "README.md").read_text(encoding="utf-8")
     assert "| other-data | other-data.json |" in card
+
+
+def test_the_table_names_each_rows_dataset_and_window(leaderboard_inputs, tmp_path):
+    """A fresh split's window, an open one, results from before data_window, a malformed value, no fingerprint:
+    each row says which data it used, and nothing fails."""
+    import pandas as pd
+
+    from surge_dataset.leaderboard.space import app
+
+    base = json.loads(leaderboard_inputs["gt"].read_text(encoding="utf-8"))
+    assert base["config"]["data_window"] is None and len(base["config"]["data_fingerprint"]) == 16
+    variants = {
+        "fresh": {"data_fingerprint": "fedcba9876543210", "data_window": {"since": "2025-06-01", "until": "2025-08-31"}},
+        "open": {"data_fingerprint": "fedcba9876543210", "data_window": {"since": "2025-06-01", "until": None}},
+        "old": {"data_window": None},  # removed below: a results file written before data_window
+        "odd": {"data_window": "2025-06"},
+        "nofp": {"data_fingerprint": None},
+    }
+    paths = []
+    for name, changes in variants.items():
+        record = json.loads(json.dumps(base))
+        record["config"].update(changes)
+        if name in ("old", "nofp"):
+            del record["config"]["data_window"], record["config"]["data_survey_dates"]
+        if name == "nofp":
+            del record["config"]["data_fingerprint"]
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(record), encoding="utf-8")
+    build_space([leaderboard_inputs["gt"], *paths], tmp_path / "space", data=None, resamples=200)
+    systems = _read(tmp_path / "space", "systems").set_index("system")
+    assert systems["data_window"].to_dict() == {"gt": "", "fresh": "2025-06-01 to 2025-08-31",
+                                                "open": "2025-06-01 to open", "old": "unknown", "odd": "unknown",
+                                                "nofp": "unknown"}
+    short = base["config"]["data_fingerprint"][:8]
+    board = app.lbdata.Board(tmp_path / "space" / "data")
+    frame, note = board.table({}, ci=False, published=True)
+    assert list(frame.columns[-3:]) == ["Group", "Data", "Surveys"]
+    shown = dict(zip(frame["System"], frame["Data"], strict=True))
+    assert {k: v for k, v in shown.items() if not k.endswith("†")} == {
+        "gt": short, "fresh": "fedcba98 (2025-06-01 to 2025-08-31)", "open": "fedcba98 (2025-06-01 to open)",
+        "old": f"{short} (window unknown)", "odd": f"{short} (window unknown)", "nofp": "unknown"}
+    assert {v for k, v in shown.items() if k.endswith("†")} == {""}  # the paper's rows: its own data, no fingerprint
+    assert "Data: the dataset's fingerprint (first 8 characters)" in note
+    # a Space whose systems table predates the column (NaN from pandas) still shows the fingerprint
+    assert board.data_label(pd.Series({"data_fingerprint": "0123456789abcdef", "data_window": float("nan")})) == "01234567"
+    assert board.data_label(pd.Series({"data_fingerprint": "0123456789abcdef"})) == "01234567"
 
 
 def test_every_citation_has_a_verdict_and_its_place_in_the_text(space, leaderboard_inputs):
@@ -215,13 +262,16 @@ def test_markdown_is_sanitised_and_citations_keep_their_colour():
     assert "sg-cite" not in forged.split("</style>", 1)[1]
 
 
-def test_app_pages_never_fail_on_any_survey(space):
+def test_app_pages_never_fail_on_any_survey(space, leaderboard_inputs):
     """Every page's content for every system and survey, including those without details or text."""
+    from surge_dataset import SurgeData
     from surge_dataset.leaderboard.space import app
 
     board = app.lbdata.Board(space / "data")
     frame, note = board.table({}, ci=True, published=True)
     assert list(frame["System"][:4]) == ["gt", "degraded", "paper", EVIL_NAME]
+    fingerprint = SurgeData.open(leaderboard_inputs["data"]).fingerprint
+    assert list(frame["Data"]) == [fingerprint[:8]] * 4 + [""] * 6  # official data: the fingerprint, no window
     assert frame["System"].str.endswith("†").sum() == 6 and "different settings" in note
     only_g1, note = board.table({"protocol": "official"})
     assert "paper" not in set(only_g1["System"]) and "different settings" not in note

@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from .processes import free_port
 from .test_leaderboard import EVIL_NAME, leaderboard_inputs, space  # noqa: F401 - the fixtures, shared
 
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
@@ -35,16 +35,10 @@ pytestmark = pytest.mark.skipif(
 WAIT = 60
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(space):  # noqa: F811 - the fixture imported above
     """``surge leaderboard serve SPACE --port N`` (which runs the Space's own ``python app.py``), until the end."""
-    port = _free_port()
+    port = free_port()
     log = open(space.parent / "app.log", "w")  # noqa: SIM115 - closed below
     serve = "from surge_dataset.cli_leaderboard import leaderboard_app; leaderboard_app()"
     process = subprocess.Popen([sys.executable, "-c", serve, "serve", str(space), "--port", str(port)],

@@ -9,7 +9,6 @@ import dataclasses
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +31,7 @@ from surge_dataset.retrieval.training_run import resolve_mixed_precision
 from surge_dataset.vocabulary import ChoiceError
 
 from .conftest import REPO_ROOT, SAMPLE_DIR
+from .processes import free_port
 
 SCRIPT = REPO_ROOT / "training" / "train_retriever.py"
 PAPER_CONFIG = REPO_ROOT / "training" / "configs" / "paper.yaml"
@@ -161,17 +161,11 @@ def test_training_reads_train_split_only(data: SurgeData) -> None:
 # --------------------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _launch(args: list[str], cwd: Path, script: Path = SCRIPT) -> subprocess.CompletedProcess:
     accelerate = Path(sys.executable).with_name("accelerate")
     command = [
         str(accelerate), "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-        "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(_free_port()),
+        "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()),
         str(script), *args,
     ]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}

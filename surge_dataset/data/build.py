@@ -10,6 +10,7 @@ it writes, and its errors, are those of parsing the file whole.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import shutil
 import warnings
@@ -23,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..io import atomic_write_json
+from ..io import atomic_write_json, reading_input
 from ..normalise import normalise_title
 from ..output_folder import replacing_output_folder
 from ..records import (
@@ -50,6 +51,11 @@ FORMAT_VERSION = 1
 DEFAULT_TEST_IDS = range(0, 41)  # the released baseline outputs cover survey ids 0-40 (205 / 5 = 41)
 CORPUS_SHARD_ROWS = 250_000
 CHUNK_ROWS = 100_000
+#: What ``surge data fresh`` writes beside its official files: the date window, counts, versions and dropped
+#: candidates of a fresh split. The build copies it into the dataset and its window into :data:`META_FILE`.
+FRESH_MANIFEST = "fresh_manifest.json"
+FRESH_KIND = "surge-fresh"
+FRESH_VERSION = 1
 
 
 @dataclass
@@ -70,6 +76,25 @@ def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
+
+
+def read_fresh_manifest(path: str | Path) -> dict[str, Any]:
+    """A ``surge data fresh`` manifest, checked as far as the build, ``surge evaluate`` and ``surge report`` rely on
+    it (its kind, version and window), so a stray or newer file fails here, naming itself, not later."""
+    path = Path(path)
+    with reading_input(path):
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(manifest, dict) or manifest.get("kind") != FRESH_KIND:
+        raise SurgeDataError(path, f'not a `surge data fresh` manifest (it lacks "kind": "{FRESH_KIND}")')
+    if manifest.get("version") != FRESH_VERSION:
+        raise SurgeDataError(path, f"manifest version {manifest.get('version')!r}; this surge-bench reads version "
+                                   f"{FRESH_VERSION} (a newer surge-bench wrote it?)")
+    window = manifest.get("window")
+    if not (isinstance(window, dict) and isinstance(window.get("since"), str)
+            and isinstance(window.get("until"), str | None)):
+        raise SurgeDataError(path, '"window" must be {"since": "YYYY-MM-DD", "until": "YYYY-MM-DD" or null}',
+                             field="window")
+    return manifest
 
 
 def _node_id_types(surveys: Sequence[dict[str, Any]]) -> dict[str, pa.DataType]:
@@ -175,6 +200,8 @@ def build_dataset(
     if derive_queries and "surveys" not in present:
         raise SurgeDataError(source, "deriving the queries needs surveys.json, which is not in this folder")
     derive = "surveys" in present and (derive_queries or "queries" not in present)
+    manifest_path = source / FRESH_MANIFEST
+    manifest = read_fresh_manifest(manifest_path) if manifest_path.is_file() else None
     if derive:
         present.pop("queries", None)  # a queries.json beside --derive-queries is not read
     report = BuildReport(out=out, absent=[name for name in OFFICIAL_FILES.values() if not (source / name).is_file()])
@@ -276,6 +303,8 @@ def build_dataset(
             meta["source_files"]["queries.json"] = sha256_file(path)
             del queries
 
+        if manifest is not None:  # a fresh split: its manifest travels with it (not part of the fingerprint)
+            _carry_manifest(manifest_path, manifest, tmp, report, meta)
         report.counts = {config: report.counts[config] for config in OFFICIAL_FILES if config in report.counts}
         meta["counts"] = report.counts
         meta["unknown_fields"] = report.unknown_fields
@@ -287,6 +316,22 @@ def build_dataset(
 
         write_card(tmp, meta)
     return report
+
+
+def _carry_manifest(path: Path, manifest: dict[str, Any], tmp: Path, report: BuildReport,
+                    meta: dict[str, Any]) -> None:
+    """Copy a fresh split's manifest beside the shards; its window (and annotation summary) into ``meta``."""
+    shutil.copyfile(path, tmp / FRESH_MANIFEST)
+    window = manifest["window"]
+    meta["fresh"] = {"manifest": FRESH_MANIFEST, "sha256": sha256_file(path), "window": window,
+                     "categories": manifest.get("categories"), "created": manifest.get("created")}
+    annotation = manifest.get("annotation")
+    if isinstance(annotation, dict):
+        kept = annotation.get("kept")
+        meta["fresh"]["annotation"] = {"kappa": annotation.get("kappa"),
+                                       "kept": len(kept) if isinstance(kept, list) else kept}
+    report.notes.append(f"a fresh split: {FRESH_MANIFEST} copied into the dataset (window {window['since']} to "
+                        f"{window['until'] or 'open'})")
 
 
 def _write_queries(tmp: Path, queries: list[dict[str, Any]], survey_ids: list[int | None], splits: list[str],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,48 @@ def derived_queries_text(derived: dict[str, Any]) -> str:
     )
 
 
+def _manifest_counts(folder: Path, fresh: dict[str, Any]) -> dict[str, Any]:
+    """The ``counts`` of the manifest the build copied into ``folder`` (``meta`` keeps only its window and
+    annotation); empty when it cannot be read, so a card is still written (the build checked the file)."""
+    try:
+        manifest = json.loads((folder / str(fresh.get("manifest") or "fresh_manifest.json")).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    counts = manifest.get("counts") if isinstance(manifest, dict) else None
+    return counts if isinstance(counts, dict) else {}
+
+
+def fresh_split_text(folder: Path, fresh: dict[str, Any]) -> list[str]:
+    """The card's "Fresh split" section (``meta["fresh"]``): the README otherwise describes the authors' release,
+    so a reader must learn here that these surveys are newer ones, from which window, and how they were kept."""
+    window = fresh.get("window") or {}
+    categories = fresh.get("categories")
+    counts = _manifest_counts(folder, fresh)
+    kept, dropped = counts.get("kept"), counts.get("dropped")
+    lines = [
+        "## Fresh split",
+        "",
+        "This is not the authors' release: `surge data fresh` built these surveys, corpus and queries from arXiv "
+        "surveys published in the date window below (so a model whose training data ends before it cannot have read "
+        "them), with SurGE's construction rules and schema. `fresh_manifest.json` beside this card "
+        "lists every candidate it dropped and why, the settings and the package versions.",
+        "",
+        f"- Date window: {window.get('since')} to {window.get('until') or 'open (no end date)'}",
+        "- arXiv categories: " + (", ".join(map(str, categories)) if isinstance(categories, list) and categories
+                                  else "not recorded"),
+        f"- Created: {fresh.get('created') or 'not recorded'}",
+        f"- Surveys kept by `surge data fresh`: {kept if kept is not None else 'not recorded'}; candidates dropped: "
+        f"{dropped if dropped is not None else 'not recorded'}",
+    ]
+    annotation = fresh.get("annotation")
+    if isinstance(annotation, dict):
+        kappa = annotation.get("kappa")
+        shown = f"{kappa:.3f}" if isinstance(kappa, int | float) else "undefined"
+        lines.append(f"- Expert annotation (`surge data annotate --merge`): Cohen's κ {shown}; surveys both annotators "
+                     f"marked usable (kept): {annotation.get('kept')}")
+    return [*lines, ""]
+
+
 def write_card(folder: Path, meta: dict[str, Any]) -> None:
     """Write ``folder/README.md`` (front matter + documentation) for the built dataset."""
     front = yaml.safe_dump(card_metadata(folder), sort_keys=False, allow_unicode=True, width=120)
@@ -168,6 +211,10 @@ def write_card(folder: Path, meta: dict[str, Any]) -> None:
         'queries = load_dataset("<this folder or org/surge>", "queries", split="test")',
         "```",
         "",
+    ]
+    if isinstance(meta.get("fresh"), dict):
+        lines += fresh_split_text(folder, meta["fresh"])
+    lines += [
         "## Configs and splits",
         "",
         "| config | split | rows |",

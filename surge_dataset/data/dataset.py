@@ -79,6 +79,23 @@ class SurgeData:
     def configs(self) -> list[str]:
         return list(self.meta.get("configs", []))
 
+    @property
+    def window(self) -> dict[str, str | None] | None:
+        """``{"since", "until"}`` of a fresh split (its manifest's query window; ``until`` None = open), or None:
+        the official SurGE files record no window (see :attr:`survey_dates` for what their surveys say)."""
+        fresh = self.meta.get("fresh")
+        window = fresh.get("window") if isinstance(fresh, dict) else None
+        return {"since": window.get("since"), "until": window.get("until")} if isinstance(window, dict) else None
+
+    @functools.cached_property
+    def survey_dates(self) -> tuple[str, str] | None:
+        """The earliest and latest survey ``date`` (YYYY-MM-DD): what the surveys say, not a recorded window."""
+        if "surveys" not in self.configs:
+            return None
+        dates = [str(d)[:10] for _, file in self._files("surveys")
+                 for d in pq.read_table(file, columns=["date"]).column("date").to_pylist() if d]
+        return (min(dates), max(dates)) if dates else None
+
     def _files(self, config: str, split: str | None = None) -> list[tuple[str, Path]]:
         folder = self.path / config
         if not folder.is_dir():

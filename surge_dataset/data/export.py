@@ -2,19 +2,22 @@
 
 Known columns go back to their official keys (in the official order), then the fields that were kept
 in ``extra`` are restored; surveys and queries are written in their original file order (kept in
-``surge_meta.json``), the corpus in shard order (which is file order).
+``surge_meta.json``), the corpus in shard order (which is file order). A fresh split's
+``fresh_manifest.json`` is copied back byte for byte, so building the export again keeps its date window.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 from pathlib import Path
 from typing import Any
 
-from ..io import atomic_path
+from ..io import atomic_path, atomic_write_json_array, naming_errors, reading_input
 from ..output_folder import claim_output_folder
 from ..records import EXTRA_COLUMN, FIELDS_BY_CONFIG, NODE_FIELDS, OFFICIAL_FILES, load_extra
+from .build import FRESH_MANIFEST, read_fresh_manifest
 from .dataset import SurgeData
+from .validate import SurgeDataError
 
 
 def row_to_official(config: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -32,23 +35,36 @@ def row_to_official(config: str, row: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def _write_array(path: Path, records: Any) -> int:
-    """Stream a JSON array to ``path`` atomically, one object per line; returns the count."""
-    count = 0
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
-        handle.write("[")
-        for record in records:
-            handle.write(",\n" if count else "\n")
-            handle.write(json.dumps(record, ensure_ascii=False))
-            count += 1
-        handle.write("\n]\n" if count else "]\n")
-    return count
+def _fresh_manifest(dataset: SurgeData) -> bytes | None:
+    """A fresh split's manifest, read and checked before anything is exported: the build that reads the export
+    back would refuse a changed or foreign one, later and with a less useful message. None for official data."""
+    fresh = dataset.meta.get("fresh")
+    if not isinstance(fresh, dict):
+        return None
+    source = dataset.path / str(fresh.get("manifest") or FRESH_MANIFEST)
+    if not source.is_file():
+        raise SurgeDataError(source, f"missing: surge_meta.json says this dataset is a fresh split, but its "
+                                     f"{FRESH_MANIFEST} is gone (rebuild the dataset from its source folder)")
+    read_fresh_manifest(source)
+    with reading_input(source):
+        content = source.read_bytes()
+    recorded = fresh.get("sha256")
+    if recorded and hashlib.sha256(content).hexdigest() != recorded:
+        raise SurgeDataError(source, "changed since the build (its sha256 differs from the one in surge_meta.json); "
+                                     "rebuild the dataset from its source folder")
+    return content
 
 
 def export_dataset(data: str | Path, out: str | Path) -> dict[str, int]:
-    """Write ``surveys.json``/``corpus.json``/``queries.json`` for every config the dataset has."""
+    """Write ``surveys.json``/``corpus.json``/``queries.json`` for every config the dataset has, and a fresh split's
+    ``fresh_manifest.json`` so the export builds into the same split. Returns the records written per config."""
     dataset = SurgeData.open(data)
+    manifest = _fresh_manifest(dataset)
     out = claim_output_folder(out, "official-json", "surge data export", inputs=[("--data", dataset.path)])
+    stale = out / FRESH_MANIFEST
+    if manifest is None and stale.is_file():  # an earlier export's: it would make the next build call this fresh
+        with naming_errors(stale):
+            stale.unlink()
     written: dict[str, int] = {}
     for config, order_key, id_column in (("surveys", "survey_order", "survey_id"), ("queries", "query_order", "query_id")):
         if config not in dataset.configs:
@@ -56,7 +72,7 @@ def export_dataset(data: str | Path, out: str | Path) -> dict[str, int]:
         rows = dataset.table(config).to_pylist()
         by_id = {row[id_column]: row for row in rows}
         order = dataset.meta.get(order_key) or [row[id_column] for row in rows]
-        written[config] = _write_array(out / OFFICIAL_FILES[config], (row_to_official(config, by_id[i]) for i in order))
+        written[config] = atomic_write_json_array(out / OFFICIAL_FILES[config], (row_to_official(config, by_id[i]) for i in order))
     if "corpus" in dataset.configs:
 
         def corpus_records():
@@ -64,6 +80,9 @@ def export_dataset(data: str | Path, out: str | Path) -> dict[str, int]:
                 for row in batch.to_pylist():
                     yield row_to_official("corpus", row)
 
-        written["corpus"] = _write_array(out / OFFICIAL_FILES["corpus"], corpus_records())
+        written["corpus"] = atomic_write_json_array(out / OFFICIAL_FILES["corpus"], corpus_records())
+    if manifest is not None:  # byte for byte: the rebuilt dataset records the same sha256 and window
+        with atomic_path(out / FRESH_MANIFEST) as tmp:
+            tmp.write_bytes(manifest)
     return written
 

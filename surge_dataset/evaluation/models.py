@@ -53,9 +53,14 @@ class _Prefetched:
     """Computes every input of a run in one de-duplicated call, then serves rows from memory."""
 
     def __init__(self, compute: Any, width: int = 0):
+        self.unsharded_compute = compute
         self._compute = compute
         self._width = width
         self._memo: dict[Any, np.ndarray] = {}
+
+    def shard_with(self, compute: Callable[[list[Any]], Any] | None) -> None:
+        """Compute new inputs with ``compute`` (split between processes, :mod:`.parallel`); None: here alone."""
+        self._compute = compute or self.unsharded_compute
 
     def prefetch(self, items: Sequence[Any]) -> None:
         todo = list(dict.fromkeys(item for item in items if item not in self._memo))
@@ -131,23 +136,25 @@ def judge_report(judge: Any) -> dict[str, Any]:
     return report
 
 
-def model_factories(config: Any, options: RunOptions | None = None) -> dict[str, Callable[[], Any]]:
+def model_factories(config: Any, options: RunOptions | None = None, *, device: str | None = None
+                    ) -> dict[str, Callable[[], Any]]:
     """How to build each model kind from a config (names, device, precision) and the run options (batch
     sizes, cache, server): the CLI and :func:`~surge_dataset.evaluation.compute` share these, so both load
-    models one way."""
+    models one way. ``device``: this process's own GPU under ``accelerate launch`` (instead of
+    ``config.device``, which names the kind of device for every process)."""
     run = options or RunOptions()
-    batch_size, cache_dir = run.batch_size, run.cache_dir
+    batch_size, cache_dir, device = run.batch_size, run.cache_dir, device or config.device
 
     def nli() -> Any:
         from ..models.nli import NLIScorer
 
-        return NLIScorer(config.nli_model, device=config.device, dtype=config.dtype, batch_size=batch_size,
+        return NLIScorer(config.nli_model, device=device, dtype=config.dtype, batch_size=batch_size,
                          cache_dir=cache_dir)
 
     def encoder() -> Any:
         from ..models.embed import Embedder
 
-        return Embedder(config.embedding_model, device=config.device, dtype=config.embedding_dtype,
+        return Embedder(config.embedding_model, device=device, dtype=config.embedding_dtype,
                         batch_size=batch_size, cache_dir=cache_dir)
 
     def judge() -> Any:
@@ -156,7 +163,7 @@ def model_factories(config: Any, options: RunOptions | None = None) -> dict[str,
         if not config.judge:
             raise ValueError("the selected metrics need an LLM judge: pass judge= (e.g. openai:gpt-4o)")
         llm = make_llm(config.judge, base_url=run.base_url, concurrency=run.judge_concurrency,
-                       timeout=run.judge_timeout, device=config.device, batch_size=run.judge_batch_size,
+                       timeout=run.judge_timeout, device=device, batch_size=run.judge_batch_size,
                        cache_dir=cache_dir)
         extra = {"sample_temperature": config.judge_temperature} if config.judge_temperature else {}
         return Judge(llm, max_tries=config.judge_max_tries, weighted=config.judge_weighted, **extra)
@@ -164,6 +171,6 @@ def model_factories(config: Any, options: RunOptions | None = None) -> dict[str,
     def ner() -> Any:
         from ..models.ner import NERExtractor
 
-        return NERExtractor(config.ner_model, device=config.device, batch_size=batch_size)
+        return NERExtractor(config.ner_model, device=device, batch_size=batch_size)
 
     return {"nli": nli, "encoder": encoder, "judge": judge, "ner": ner}

@@ -22,6 +22,7 @@ from ..vocabulary import RELEASED
 from .config import EvaluationConfig, RunOptions, judge_settings, result_keys, selected_metrics
 from .metric import Metric, ModelSet, Requests, diagnostic, needed_models
 from .models import build_models, is_built, judge_report, unwrap
+from .parallel import ProcessGroup, shared_model_pass
 from .prepare import PreparedSurvey, discover_passages, package_versions, prepare_survey, survey_counts
 
 __all__ = ["evaluate_run", "journal_path", "prefetch_all", "prepare_folder", "resolution_details", "score_survey"]
@@ -191,13 +192,17 @@ def evaluate_run(
     details_path: str | Path | None = None,
     on_survey_done: Callable[[int, int, int], None] | None = None,
     run: RunOptions | None = None,
-) -> dict[str, Any]:
+    processes: ProcessGroup | None = None,
+) -> dict[str, Any] | None:
     """Evaluate every survey in ``passage_dir`` and write ``out`` atomically; returns the results dict.
 
     Models are created (the ``*_factory`` callables) only if a requested metric needs them and some
     survey still has to be scored. ``on_survey_done(survey_id, done, total)`` is called after each
     survey is journaled (progress bars; tests interrupt a run from it). ``run``: the run options the
     bibliographic look-ups use (base URLs, rate limits, timeouts, cache folder; defaults without).
+    ``processes``: the launch this process is one of (:func:`~.parallel.process_group`): the NLI and encoder
+    work is split between the processes, then the main process finishes the run and returns the results;
+    the others return None (:mod:`.parallel`).
     """
     out = Path(out)
     metrics = selected_metrics(config)
@@ -207,7 +212,11 @@ def evaluate_run(
     finished = {rec["survey_id"]: rec for rec in journal.read()
                 if rec.get("config_key") == key and not _retry_on_rerun(rec)
                 and (details_path is None or rec.get("with_details", bool(rec.get("details"))))}
-    prepared, failures, excluded = prepare_folder(data, passage_dir, config, skip=finished)
+    # under accelerate launch: the main process's journal decides (it alone writes it; another machine may not see it)
+    skip = set(finished) if processes is None else set(processes.from_main(sorted(finished)))
+    prepared, failures, excluded = prepare_folder(data, passage_dir, config, skip=skip)
+    if processes is not None:  # a disagreement is an error on every process, never a hang in a later collective
+        processes.check_same([p.survey_id for p in prepared], "surveys to score")
     models = ModelSet()
     lookups = None
     if prepared:
@@ -216,6 +225,12 @@ def evaluate_run(
             {"nli": nli, "encoder": encoder, "judge": judge, "ner": ner},
             {"nli": nli_factory, "encoder": encoder_factory, "judge": judge_factory, "ner": ner_factory},
         )
+        if processes is not None:
+            shared_model_pass(prepared, models, config, processes, metrics)
+    model_work = processes.shares() if processes is not None else None  # every process, even with nothing to do
+    if processes is not None and not processes.is_main:
+        return None
+    if prepared:
         lookups = prefetch_all(prepared, models, config, run)
     total = len(finished) + len(prepared)
     for p in prepared:
@@ -237,8 +252,12 @@ def evaluate_run(
             **asdict(config),
             "data": str(data.path),
             "data_fingerprint": data.fingerprint,
+            "data_window": data.window,  # a fresh split's window, None otherwise; the fingerprint is in the key
+            "data_survey_dates": list(data.survey_dates or []) or None,  # the surveys' own dates, not a window
             "passages": str(passage_dir),
             "versions": package_versions(),
+            "num_processes": processes.num_processes if processes is not None else 1,  # not in the resume key
+            **({"model_work": model_work} if model_work is not None else {}),
         },
         "surveys": surveys,
         "average": means,

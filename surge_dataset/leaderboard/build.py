@@ -6,7 +6,8 @@ Layout of the folder (what ``surge leaderboard build`` writes, every file replac
     app.py, leaderboard_data.py, leaderboard_viewer.py      the app (copied from surge_dataset/leaderboard/space)
     requirements.txt     gradio, pandas, pyarrow, nh3, markdown-it-py: never surge-bench
     data/leaderboard.json   metrics, groups, warnings, the paper's published rows, versions, seeds
-    data/systems.parquet    one row per system: its group and settings, survey counts, input hash
+    data/systems.parquet    one row per system: its group and settings (data fingerprint too), its data's date window,
+                            survey counts, input hash
     data/means.parquet      system x metric: mean, 95 % CI, n
     data/significance.parquet   metric x pair within a group: delta, p-value, CI of delta, n
     data/scores.parquet     system x survey: every metric, the counts, the diagnostics
@@ -166,6 +167,20 @@ def _scores_row(name: str, survey_id: str, record: dict[str, Any], metrics: Sequ
     return row
 
 
+def data_window_text(config: dict[str, Any]) -> str:
+    """The date window a results file records (``config.data_window``, from a fresh split's manifest) as the table
+    shows it: "SINCE to UNTIL" ("open" without an end), "" for data that has none (the official SurGE files), and
+    "unknown" for results written before ``surge evaluate`` recorded it or holding something else there."""
+    if "data_window" not in config:
+        return "unknown"
+    window = config["data_window"]
+    if window is None:
+        return ""
+    if isinstance(window, dict) and isinstance(window.get("since"), str) and isinstance(window.get("until"), str | None):
+        return f"{window['since']} to {window['until'] or 'open'}"
+    return "unknown"
+
+
 def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any], warnings: list[str], *,
           title: str, seed: int, resamples: int) -> dict[str, Any]:
     from ..retrieval.evaluation import TABLE3
@@ -233,11 +248,12 @@ def build_space(
         _write(({"system": e.system.name, "group": group_of[e.system.name].label, **group_of[e.system.name].settings,
                  "surveys": len(e.system.surveys), "failures": len(e.system.failures),
                  "has_details": e.details is not None, "has_passages": e.passages is not None,
-                 "submission": e.submission is not None, "source": e.system.path.name, "sha256": e.system.sha256}
+                 "submission": e.submission is not None, "source": e.system.path.name, "sha256": e.system.sha256,
+                 "data_window": data_window_text(e.system.config)}
                 for e in entries),
                _schema(system="str", group="str", **dict.fromkeys(setting_names, "str"), surveys="int",
                        failures="int", has_details="bool", has_passages="bool", submission="bool", source="str",
-                       sha256="str"), folder / "systems.parquet")
+                       sha256="str", data_window="str"), folder / "systems.parquet")
         _write(({"system": name, "metric": m, **vars(s)} for name, per in summaries.items() for m, s in per.items()),
                _schema(system="str", metric="str", mean="float", ci_low="float", ci_high="float", n="int"),
                folder / "means.parquet")

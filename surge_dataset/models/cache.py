@@ -32,6 +32,7 @@ __all__ = [
     "SqliteStore",
     "cached_vectors",
     "default_cache_dir",
+    "length_sorted_chunks",
     "resolve_cache_dir",
 ]
 
@@ -243,6 +244,19 @@ class EngineStats:
     model_calls: int = 0
 
 
+def length_sorted_chunks(items: Sequence[T], length: Callable[[T], int], chunk_size: int) -> list[list[T]]:
+    """``items`` longest first (a stable sort: equal lengths keep their order), cut ``chunk_size`` at a time.
+
+    How :func:`cached_vectors` hands work to a model, and so how an ``accelerate launch`` of ``surge
+    evaluate`` splits it (:mod:`~surge_dataset.evaluation.parallel`): whole chunks to each process, each
+    chunk the same batch as in one process, so the numbers come out bit for bit the same.
+    """
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be positive, got {chunk_size}")
+    ordered = sorted(items, key=lambda item: -length(item))
+    return [ordered[start : start + chunk_size] for start in range(0, len(ordered), chunk_size)]
+
+
 def cached_vectors(
     items: Sequence[T],
     *,
@@ -272,9 +286,7 @@ def cached_vectors(
     vectors = dict(cache.get_many(first))
     stats.cache_hits += len(vectors)
     missing = [key for key in first if key not in vectors]
-    missing.sort(key=lambda key: -length(items[first[key]]))
-    for start in range(0, len(missing), chunk_size):
-        chunk_keys = missing[start : start + chunk_size]
+    for chunk_keys in length_sorted_chunks(missing, lambda key: length(items[first[key]]), chunk_size):
         out = np.asarray(compute([items[first[key]] for key in chunk_keys]), dtype=np.float32)
         if out.ndim != 2 or out.shape[0] != len(chunk_keys):
             raise ValueError(f"compute returned shape {out.shape} for {len(chunk_keys)} items")

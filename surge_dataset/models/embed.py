@@ -31,6 +31,13 @@ class TextEncoder(Protocol):
     Rows are expected to be L2-normalised (so a dot product is a cosine similarity).
     """
 
+    item_length = staticmethod(len)  #: what batches are sorted by (characters), so a batch pads little
+
+    @property
+    def chunk_size(self) -> int:
+        """Texts per model call (as :class:`~.nli.NLIScorer`: many batches, a small loss on a crash)."""
+        return self.batch_size * 16
+
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
@@ -111,6 +118,13 @@ class Embedder:
             )
         return l2_normalise(np.asarray(out, dtype=np.float32).reshape(len(texts), -1))
 
+    item_length = staticmethod(len)  #: what batches are sorted by (characters), so a batch pads little
+
+    @property
+    def chunk_size(self) -> int:
+        """Texts per model call (as :class:`~.nli.NLIScorer`: many batches, a small loss on a crash)."""
+        return self.batch_size * 16
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """float32 array ``[len(texts), dim]`` of unit rows, in input order."""
         if isinstance(texts, str):
@@ -122,8 +136,8 @@ class Embedder:
             keys=keys,
             compute=self._compute,
             cache=self.cache,
-            length=len,
-            chunk_size=self.batch_size * 16,
+            length=self.item_length,
+            chunk_size=self.chunk_size,
             dim=self.dim,
             stats=self.stats,
         )

@@ -208,6 +208,16 @@ class NLIScorer:
             )
         return raw[:, self._permutation]
 
+    @staticmethod
+    def item_length(pair: Pair) -> int:
+        """What batches are sorted by (characters of both texts): pairs of a batch pad little."""
+        return len(pair[0]) + len(pair[1])
+
+    @property
+    def chunk_size(self) -> int:
+        """Pairs per model call: many batches (fewer Python round trips), few enough that a crash loses little."""
+        return self.batch_size * 16
+
     def logits(self, pairs: Sequence[Pair]) -> np.ndarray:
         """float32 array ``[len(pairs), 3]``, columns (contradiction, entailment, neutral), rows in input order."""
         if len(pairs) == 2 and all(isinstance(part, str) for part in pairs):
@@ -219,9 +229,8 @@ class NLIScorer:
             keys=keys,
             compute=self._compute,
             cache=self.cache,
-            length=lambda pair: len(pair[0]) + len(pair[1]),
-            # Many batches per model call (fewer Python round trips), few enough that a crash loses little.
-            chunk_size=self.batch_size * 16,
+            length=self.item_length,
+            chunk_size=self.chunk_size,
             dim=len(CANONICAL_LABELS),
             stats=self.stats,
         )

@@ -26,7 +26,8 @@ _VERSION = re.compile(r"v\d+$")
 class ArxivService:
     name = ARXIV
     default_base_url = "https://export.arxiv.org"
-    default_rate = 1 / 3  # arXiv's terms of use: no more than one request every three seconds
+    default_rate = 1 / 3  # arXiv's terms of use: no more than one request every three seconds,
+    one_connection = True  # ... and a single connection at a time
     package = "arxiv"
 
     def request(self, title: str, base_url: str, environ: Mapping[str, str]) -> Request:

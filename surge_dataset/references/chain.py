@@ -243,7 +243,8 @@ class ReferenceChain:
             agent = f"surge-bench/{__version__} ({CODEBASE_URL}" + (f"; mailto:{email})" if email else ")")
             self._transports[name] = Transport(
                 name, rate=self.options.rate_limits.get(name, service.default_rate), timeout=self.options.timeout,
-                max_retries=self.options.max_retries, user_agent=agent, stats=self._stats(name))
+                max_retries=self.options.max_retries, user_agent=agent, stats=self._stats(name),
+                one_at_a_time=getattr(service, "one_connection", False))
         return self._transports[name]
 
     def _web(self, name: str, keys: Sequence[str], titles: Mapping[str, str]) -> dict[str, SourceAnswer]:

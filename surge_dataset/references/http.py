@@ -9,11 +9,13 @@ it nothing (its titles are ``unchecked``), instead of waiting out every retry of
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from .base import Request
 
@@ -116,8 +118,14 @@ class Transport:
 
     def __init__(self, service: str, *, rate: float, timeout: float, max_retries: int, backoff: float = BACKOFF,
                  max_wait: float = MAX_WAIT, user_agent: str = "surge-bench", stats: ServiceStats | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, one_at_a_time: bool = False,
+                 max_bytes: int | None = None) -> None:
+        """``one_at_a_time``: at most one request in flight, whatever the threads (arXiv's terms: one connection
+        at a time, besides the pause between requests); ``max_bytes``: a longer answer is a failed look-up, read
+        no further (a broken mirror cannot fill the memory)."""
         self.service = service
+        self.max_bytes = max_bytes
+        self._in_flight = threading.Lock() if one_at_a_time else contextlib.nullcontext()
         self.timeout, self.max_retries, self.backoff, self.max_wait = timeout, max_retries, backoff, max_wait
         self.user_agent = user_agent
         self.limiter = RateLimiter(rate, sleep=sleep)
@@ -154,13 +162,16 @@ class Transport:
             self._count("retries" if attempt else "requests")
             retry_after = None
             try:
-                response = self._session().get(request.full_url, headers=headers, timeout=self.timeout)
+                with self._in_flight:
+                    response = self._session().get(request.full_url, headers=headers, timeout=self.timeout,
+                                                   stream=self.max_bytes is not None)
+                    body = self._body(response)
             except requests.RequestException as exc:
                 reason = f"{type(exc).__name__}: {str(exc)[:160]}"
             else:
                 if response.status_code not in RETRY_STATUSES:
                     self._settled(ok=True)
-                    return response.status_code, response.content
+                    return response.status_code, body
                 reason = f"HTTP {response.status_code}"
                 retry_after = parse_retry_after(response.headers.get("Retry-After"))
             attempt += 1
@@ -175,6 +186,20 @@ class Transport:
             else:
                 self._sleep(delay)
                 self._count("waited_s", delay)
+
+    def _body(self, response: Any) -> bytes:
+        """The answer's bytes; over :attr:`max_bytes`, :class:`LookupFailed` (not retried: it would be as long)."""
+        if self.max_bytes is None:
+            return response.content
+        chunks, size = [], 0
+        for chunk in response.iter_content(chunk_size=1 << 20):
+            size += len(chunk)
+            if size > self.max_bytes:
+                response.close()
+                self._settled(ok=False, reason="answer too long")
+                raise LookupFailed(f"the answer is over {self.max_bytes:,} bytes: not read further")
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     def _settled(self, *, ok: bool, reason: str = "") -> None:
         with self._lock:

@@ -53,6 +53,7 @@ class KnownPaper:
     doi: str | None = None
     arxiv_id: str | None = None
     id: str | None = None
+    cited_by_count: int | None = None  # OpenAlex ``cited_by_count`` / Semantic Scholar ``citationCount``
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,12 @@ def _query_of(service: str, path: str, params: dict[str, list[str]]) -> str | No
     first = {k: v[0] for k, v in params.items() if v}
     if service == OPENALEX and path == "/works" and first.get("filter", "").startswith("title.search:"):
         return first["filter"][len("title.search:"):] if "title" in first.get("select", "") else None
+    if service == OPENALEX and path == "/works" and first.get("filter", "").startswith("doi:"):
+        return first["filter"]  # a lookup by DOI (``doi:A|B``, pyalex's filter_or): citation counts
     if service == SEMANTIC_SCHOLAR and path == "/graph/v1/paper/search/match" and first.get("query"):
         return first["query"] if "title" in first.get("fields", "") else None
+    if service == SEMANTIC_SCHOLAR and path.startswith("/graph/v1/paper/") and path.count("/") == 4:
+        return path.rsplit("/", 1)[1]  # a paper by id (``arXiv:2506.01234``, ``DOI:...``): citation counts
     if service == ARXIV and path == "/api/query" and first.get("search_query", "").startswith("ti:"):
         return first["search_query"][3:].strip('"')
     if service == CROSSREF and path == "/works" and first.get("query.bibliographic"):
@@ -91,7 +96,7 @@ def _query_of(service: str, path: str, params: dict[str, list[str]]) -> str | No
 def _openalex(papers: list[KnownPaper]) -> dict[str, Any]:
     results = [{"id": f"https://openalex.org/{p.id or 'W' + str(1000 + i)}", "doi": f"https://doi.org/{p.doi}" if p.doi else None,
                 "title": p.title, "display_name": p.title, "publication_year": p.year,
-                "publication_date": f"{p.year}-01-15", "ids": {"openalex": f"https://openalex.org/{p.id or 'W' + str(1000 + i)}"}}
+                "publication_date": f"{p.year}-01-15", "cited_by_count": p.cited_by_count or 0, "ids": {"openalex": f"https://openalex.org/{p.id or 'W' + str(1000 + i)}"}}
                for i, p in enumerate(papers)]
     return {"meta": {"count": len(results), "db_response_time_ms": 1, "page": 1, "per_page": 5}, "results": results}
 
@@ -188,6 +193,8 @@ class BibServer(LocalHTTPServer):
         if failure is not None:
             headers = {**json_type, **({"Retry-After": failure.retry_after} if failure.retry_after else {})}
             return failure.status, json.dumps({"error": "scripted", "message": f"scripted {failure.status}"}).encode(), headers
+        if query.startswith("doi:") or (service == SEMANTIC_SCHOLAR and not path.endswith("/match")):
+            return self._by_id(service, query)
         found = self._search(service, query)
         if service == OPENALEX:
             return 200, json.dumps(_openalex([p for p, _ in found])).encode(), json_type
@@ -198,6 +205,20 @@ class BibServer(LocalHTTPServer):
         if service == ARXIV:
             return 200, _arxiv([p for p, _ in found], query), {"Content-Type": "application/atom+xml; charset=utf-8"}
         return 200, json.dumps(_crossref([p for p, _ in found], query)).encode(), json_type
+
+    def _by_id(self, service: str, query: str) -> tuple[int, bytes, dict[str, str]]:
+        """OpenAlex ``filter=doi:A|B`` (the works with those DOIs) or Semantic Scholar ``/paper/<id>``."""
+        json_type = {"Content-Type": "application/json"}
+        if service == OPENALEX:
+            wanted = {d.lower().removeprefix("https://doi.org/") for d in query[len("doi:"):].split("|")}
+            return 200, json.dumps(_openalex([p for p in self.papers[service] if (p.doi or "").lower() in wanted]
+                                             )).encode(), json_type
+        kind, _, value = query.partition(":")
+        for p in self.papers[service]:
+            if (kind == "arXiv" and p.arxiv_id == value) or (kind == "DOI" and (p.doi or "").lower() == value.lower()):
+                return 200, json.dumps({"paperId": p.id or f"s2{zlib.crc32(p.title.encode()):08x}", "title": p.title,
+                                        "citationCount": p.cited_by_count or 0}).encode(), json_type
+        return 404, json.dumps({"error": f"Paper with id {query} not found"}).encode(), json_type
 
     def start(self) -> BibServer:
         owner = self

@@ -90,6 +90,7 @@ from .tables import _LATEX_SPECIAL as _LATEX_SPECIAL
 from .tables import (
     Cell,
     Row,
+    dataset_notes,
     latex_escape,
     retrieval_markdown,
     significance_markdown,
@@ -125,6 +126,7 @@ __all__ = [
     "check_same_surveys",
     "classify_inputs",
     "comparability_warnings",
+    "dataset_notes",
     "drilldown_markdown",
     "file_sha256",
     "is_retrieval_output",

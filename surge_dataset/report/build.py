@@ -26,6 +26,7 @@ from .results import check_same_surveys, comparability_warnings, load_results, l
 from .stats import significance, summarise
 from .tables import (
     _notes,
+    dataset_notes,
     retrieval_markdown,
     significance_markdown,
     table_html,
@@ -81,7 +82,8 @@ def build_report(
                      "with_paper": with_paper, "worst": worst, "significance": SIGNIFICANCE_METHOD},
         "inputs": [{"system": s.name, "path": str(s.path), "sha256": s.sha256, "surveys": len(s.surveys),
                     "config": {k: s.config.get(k) for k in ("metrics", "protocol", "nli_model", "embedding_model",
-                                                             "data_fingerprint", "judge_settings") if k in s.config}}
+                                                             "data_fingerprint", "data_window", "data_survey_dates",
+                                                             "judge_settings") if k in s.config}}
                    for s in systems],
         "retrieval_inputs": [{"system": r.name, "path": str(r.path), "sha256": r.sha256} for r in runs],
         "warnings": comparability_warnings(systems),
@@ -102,7 +104,8 @@ def build_report(
         pairs = significance(systems, chosen, seed=seed, resamples=resamples)
         evaluated, published = table_rows(summaries, chosen, with_paper=with_paper, ci=ci)
         stds = judge_std(systems, chosen)
-        notes = (_notes(survey_ids, resamples, seed, ci, bool(published)) + judge_std_note(stds)
+        general = _notes(survey_ids, resamples, seed, ci, bool(published))
+        notes = (general[:1] + dataset_notes(systems) + general[1:] + judge_std_note(stds)
                  + [f"Warning: {w}." for w in report["warnings"]])
         if stds:
             atomic_write_text(out / "judge_variance.md", judge_std_markdown(stds))

@@ -85,6 +85,34 @@ def _notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, publi
     return notes
 
 
+def _dataset_text(config: Mapping[str, Any]) -> str:
+    """One dataset as the notes name it: short fingerprint, then its date window or why there is none."""
+    fingerprint = config.get("data_fingerprint")
+    text = f"dataset {fingerprint[:8]}" if fingerprint else "a dataset whose fingerprint the results file lacks"
+    window = config.get("data_window")
+    if isinstance(window, Mapping):
+        text += f", a fresh split with the date window {window.get('since')} to {window.get('until') or 'open'}"
+    elif "data_window" in config:
+        text += ", no date window recorded (only fresh splits record one)"
+    else:
+        text += ", date window unknown (the results file predates data_window)"
+    dates = config.get("data_survey_dates")
+    if isinstance(dates, Sequence) and len(dates) == 2:
+        text += f"; survey dates in the data: {dates[0]} to {dates[1]}"
+    return text
+
+
+def dataset_notes(systems: Sequence[Any]) -> list[str]:
+    """Which dataset each row used: one note naming the dataset when all rows share it, else one per dataset with
+    its rows (systems with ``name`` and ``config``, as :class:`~.results.SystemResults`)."""
+    rows: dict[str, list[str]] = {}
+    for system in systems:
+        rows.setdefault(_dataset_text(system.config), []).append(system.name)
+    if len(rows) == 1:
+        return [f"Data: every row used {next(iter(rows))}."]
+    return [f"Data: {', '.join(names)} used {text}." for text, names in rows.items()]
+
+
 def table_markdown(
     evaluated: Sequence[Row], published: Sequence[Row], metrics: Sequence[str], notes: Sequence[str] = (),
 ) -> str:

@@ -79,6 +79,18 @@ class Board:
     def _fmt(self, metric: str, value: Any) -> str:
         return "–" if value is None or value != value else f"{float(value):.{self.decimals.get(metric, 4)}f}"
 
+    @staticmethod
+    def data_label(system: Any) -> str:
+        """Which dataset a row used, in a cell: the short fingerprint (8 characters, as ``surge report`` prints it)
+        and the fresh split's date window when the results recorded one; "unknown" where they say nothing."""
+        fingerprint = str(system.get("data_fingerprint") or "unknown")
+        window = system.get("data_window")
+        window = "" if window is None or window != window else str(window)  # NaN: a Space built before the column
+        short = fingerprint if fingerprint == "unknown" else fingerprint[:8]
+        if window == "unknown":
+            return short if short == "unknown" else f"{short} (window unknown)"
+        return f"{short} ({window})" if window else short
+
     def table(self, filters: dict[str, str], *, ci: bool = True, published: bool = False) -> tuple[pd.DataFrame, str]:
         """The Table 4 layout for the systems the filters keep, and a note saying which settings are mixed."""
         rows = self.selected(filters)
@@ -92,7 +104,7 @@ class Board:
                 if ci:
                     record[f"{self.labels[m]} 95% CI"] = "" if s is None or pd.isna(s["mean"]) else (
                         f"[{self._fmt(m, s['ci_low'])}, {self._fmt(m, s['ci_high'])}]")
-            record.update({"Group": system["group"], "Surveys": int(system["surveys"])})
+            record.update({"Group": system["group"], "Data": self.data_label(system), "Surveys": int(system["surveys"])})
             records.append(record)
         if published:
             pub = self.meta["published"]
@@ -102,10 +114,10 @@ class Board:
                     record[self.labels[m]] = values.get(m)
                     if ci:
                         record[f"{self.labels[m]} 95% CI"] = ""
-                record.update({"Group": f"published {pub['mark']}", "Surveys": 41})
+                record.update({"Group": f"published {pub['mark']}", "Data": "", "Surveys": 41})
                 records.append(record)
         columns = ["System"] + [c for m in self.metrics for c in (self.labels[m], f"{self.labels[m]} 95% CI")
-                                if ci or c == self.labels[m]] + ["Group", "Surveys"]
+                                if ci or c == self.labels[m]] + ["Group", "Data", "Surveys"]
         return pd.DataFrame(records, columns=columns), self.table_note(rows, published)
 
     def table_note(self, rows: pd.DataFrame, published: bool) -> str:
@@ -119,6 +131,8 @@ class Board:
             shown = "; ".join(f"{k} = {_code(v)}" for k, v in g["settings"].items() if v != "—")
             lines.append(f"- **{label}** ({len(g['systems'])} systems): {shown}")
         stats = self.meta["statistics"]
+        lines.append("Data: the dataset's fingerprint (first 8 characters) and, for a fresh split, the date window "
+                     "of its surveys; \"window unknown\": results written before surge-bench recorded windows.")
         lines.append(f"Means over surveys; brackets: 95% percentile bootstrap CI ({stats['resamples']:,} resamples, "
                      f"seed {stats['seed']}). Sort by any column from its header menu (⋮).")
         if published:

@@ -1,0 +1,1 @@
+"""`surge data fresh`: a new SurGE-style ground-truth split from recent arXiv surveys."""
