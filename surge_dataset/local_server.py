@@ -7,9 +7,21 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TypeVar
 
-__all__ = ["LocalHTTPServer"]
+__all__ = ["LocalHTTPServer", "send_answer"]
 
 S = TypeVar("S", bound="LocalHTTPServer")
+
+
+def send_answer(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict[str, str]) -> None:
+    """Status, headers (``Content-Length`` added) and body; a client that hung up is no error of the server's."""
+    handler.send_response(status)
+    for name, value in {**headers, "Content-Length": str(len(body))}.items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    try:
+        handler.wfile.write(body)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
 
 
 class LocalHTTPServer:

@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
-from ..local_server import LocalHTTPServer
+from ..local_server import LocalHTTPServer, send_answer
 
 __all__ = ["API_PATH", "ArxivPaper", "ArxivRecordedRequest", "ArxivServer", "QuerySyntaxError", "matches"]
 
@@ -316,13 +316,6 @@ class ArxivServer(LocalHTTPServer):
                     kind, status, body, content_type = "other", 404, b"not found", "text/plain"
                 with owner._lock:
                     owner.requests.append(ArxivRecordedRequest(kind, url.path, params, status))
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                try:
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                send_answer(self, status, body, {"Content-Type": content_type})
 
         return self._serve(Handler, "arxiv-server")

@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
-from ..local_server import LocalHTTPServer
+from ..local_server import LocalHTTPServer, send_answer
 from ..normalise import normalise_title
 from ..vocabulary import ARXIV, CROSSREF, OPENALEX, SEMANTIC_SCHOLAR
 from .match import match_score
@@ -249,14 +249,7 @@ class BibServer(LocalHTTPServer):
                     with owner._lock:
                         owner.requests.append(RecordedRequest(service, url.path, query, params,
                                                               dict(self.headers.items()), status))
-                self.send_response(status)
-                for name, value in {**headers, "Content-Length": str(len(body))}.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                try:
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                send_answer(self, status, body, headers)
 
         return self._serve(Handler, "bib-server")
 
