@@ -106,3 +106,18 @@ def test_the_topic_search_ends_the_day_before_the_survey():
         '(ti:"Graph neural networks recommendation" OR abs:"Graph neural networks recommendation") '
         "AND (cat:cs.LG OR cat:cs.IR) AND submittedDate:[199101010000 TO 202502282359]")
     assert topic_query(" : ", ["cs.CL"], date(2025, 3, 1)) is None
+
+
+def test_an_e_print_over_the_answer_cap_is_dropped_for_good_and_not_asked_again(tmp_path):
+    big = ArxivPaper("2506.00009", "A Survey of Big Sources", "2025-06-10", source=b"%" * 5000)
+    small = ArxivPaper("2506.00008", "A Survey of Small Sources", "2025-06-09", source=b"%" * 100)
+    with ArxivServer([big, small]) as server:
+        hosts = HostPool(rate_seconds=0, timeout=5, max_retries=3, user_agent="test", max_answer_bytes=1000)
+        store = sources.EprintStore(tmp_path / "eprints", hosts)
+        url = f"{server.address}/src/2506.00009v1"
+        first = store.fetch("2506.00009", "v1", url)
+        assert first.data is None and first.error is None and "over 1,000 bytes" in (first.too_large or "")
+        assert server.count("src") == 1  # not retried: it would be as long
+        again = store.fetch("2506.00009", "v1", url)
+        assert again.too_large == first.too_large and again.cached and server.count("src") == 1
+        assert store.fetch("2506.00008", "v1", f"{server.address}/src/2506.00008v1").data == b"%" * 100

@@ -81,6 +81,7 @@ DEFAULT_API = "https://export.arxiv.org"
 #: Reason codes of dropped candidates beyond the e-print reader's own (``SourceError.reason``).
 NOT_A_SURVEY, FEW_CITATIONS, CITATIONS_UNKNOWN = "not_a_survey", "few_citations", "citations_unknown"
 NO_SOURCE, NOT_FETCHED, LOOKUP_FAILED = "no_source", "not_fetched", "lookup_failed"
+TOO_LARGE = "too_large"
 LOW_EXTRACT_RATE, NO_CITATIONS = "low_extract_rate", "no_citations"
 #: Codes of candidates dropped because something could not be fetched: a rerun asks again.
 TRANSIENT = (NOT_FETCHED, LOOKUP_FAILED)
@@ -236,6 +237,8 @@ class _Run:
             if eprint.missing:
                 return record, _dropped(record, SOURCE_STAGE, NO_SOURCE, f"arXiv has no source for it (HTTP 404 "
                                                                           f"from {url})")
+            if eprint.too_large:
+                return record, _dropped(record, SOURCE_STAGE, TOO_LARGE, f"{eprint.too_large} (from {url})")
             if eprint.data is None:
                 return record, _dropped(record, SOURCE_STAGE, NOT_FETCHED, eprint.error or "no answer")
             try:

@@ -14,6 +14,7 @@ again). Failures (timeouts, 5xx after the retries) are never cached, so a rerun 
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Mapping
@@ -25,7 +26,7 @@ from urllib.parse import urlsplit
 from ..errors import SettingError
 from ..io import atomic_path, atomic_write_json
 from ..references.base import Request
-from ..references.http import LookupFailed, ServiceStats, Transport
+from ..references.http import AnswerTooLong, LookupFailed, ServiceStats, Transport
 from ..vocabulary import FRESH_HOSTS, check_choice
 
 __all__ = ["CACHE_NAME", "EPRINT_FOLDER", "Eprint", "EprintStore", "HostPool", "cache_key", "parse_base_urls",
@@ -35,6 +36,7 @@ CACHE_NAME = "fresh"
 CACHE_VERSION = "fresh/v1"
 EPRINT_FOLDER = "eprints"
 NO_SOURCE_SUFFIX = ".no-source"
+TOO_LARGE_SUFFIX = ".too-large"  #: an e-print over MAX_ANSWER_BYTES: not asked for again
 
 
 def cache_key(*parts: str) -> str:
@@ -72,12 +74,14 @@ MAX_ANSWER_BYTES = 100 * 1024 * 1024
 class HostPool:
     """One :class:`Transport` per host (scheme + host + port), all with the same pause between requests."""
 
-    def __init__(self, *, rate_seconds: float, timeout: float, max_retries: int, user_agent: str) -> None:
+    def __init__(self, *, rate_seconds: float, timeout: float, max_retries: int, user_agent: str,
+                 max_answer_bytes: int = MAX_ANSWER_BYTES) -> None:
         if rate_seconds < 0 or timeout <= 0 or max_retries < 0:
             raise SettingError(f"--rate must be at least 0 seconds, --timeout above 0 and --max-retries at least 0 "
                                f"(not {rate_seconds}, {timeout}, {max_retries})")
         self.rate = float("inf") if rate_seconds == 0 else 1.0 / rate_seconds
         self.timeout, self.max_retries, self.user_agent = timeout, max_retries, user_agent
+        self.max_answer_bytes = max_answer_bytes
         self._hosts: dict[str, Transport] = {}
         self._lock = threading.Lock()  # download threads ask for a new host at once: one transport, one pause
 
@@ -89,7 +93,7 @@ class HostPool:
                 # arXiv's terms: one connection at a time; an e-print or page over MAX_ANSWER_BYTES is refused
                 self._hosts[host] = Transport(parts.netloc, rate=self.rate, timeout=self.timeout,
                                               max_retries=self.max_retries, user_agent=self.user_agent,
-                                              one_at_a_time=True, max_bytes=MAX_ANSWER_BYTES)
+                                              one_at_a_time=True, max_bytes=self.max_answer_bytes)
             return self._hosts[host]
 
     def get(self, url: str, query: str = "", headers: Mapping[str, str] | None = None) -> tuple[int, bytes]:
@@ -115,7 +119,8 @@ class HostPool:
 @dataclass(frozen=True)
 class Eprint:
     """One download's outcome: ``data`` (the e-print bytes), or ``missing`` (HTTP 404: no source), or
-    ``error`` (not fetched: retries spent, another status); ``cached`` when it came from the disk."""
+    ``error`` (not fetched: retries spent, another status), or ``too_large`` (over :data:`MAX_ANSWER_BYTES`, for
+    good); ``cached`` when it came from the disk."""
 
     arxiv_id: str
     url: str | None
@@ -123,6 +128,7 @@ class Eprint:
     missing: bool = False
     error: str | None = None
     cached: bool = False
+    too_large: str | None = None
 
 
 class EprintStore:
@@ -151,10 +157,18 @@ class EprintStore:
         if marker.is_file():
             self._count("from_cache")
             return Eprint(arxiv_id, url, missing=True, cached=True)
+        too_large = path.with_name(path.name + TOO_LARGE_SUFFIX)
+        if too_large.is_file():
+            self._count("from_cache")
+            return Eprint(arxiv_id, url, too_large=json.loads(too_large.read_text(encoding="utf-8"))["why"],
+                          cached=True)
         if not url:
             return Eprint(arxiv_id, url, error="the API gave no link to the source (no pdf link in its entry)")
         try:
             status, body = self.hosts.get(url)
+        except AnswerTooLong as exc:
+            atomic_write_json(too_large, {"url": url, "why": str(exc)})
+            return Eprint(arxiv_id, url, too_large=str(exc))
         except LookupFailed as exc:
             return Eprint(arxiv_id, url, error=str(exc))
         self._count("downloaded")

@@ -19,7 +19,7 @@ from typing import Any
 
 from .base import Request
 
-__all__ = ["DOWN_AFTER", "LookupFailed", "RateLimiter", "ServiceStats", "Transport", "parse_retry_after",
+__all__ = ["DOWN_AFTER", "AnswerTooLong", "LookupFailed", "RateLimiter", "ServiceStats", "Transport", "parse_retry_after",
            "retry_delay"]
 
 #: Statuses worth asking again: too many requests, and server-side failures.
@@ -34,6 +34,10 @@ DOWN_AFTER = 5
 
 class LookupFailed(Exception):
     """A request given up: retries spent, a status that is no answer, or the service is down."""
+
+
+class AnswerTooLong(LookupFailed):
+    """An answer over the transport's ``max_bytes``: asking again would bring the same, so it is final."""
 
 
 @dataclass
@@ -197,7 +201,7 @@ class Transport:
             if size > self.max_bytes:
                 response.close()
                 self._settled(ok=False, reason="answer too long")
-                raise LookupFailed(f"the answer is over {self.max_bytes:,} bytes: not read further")
+                raise AnswerTooLong(f"the answer is over {self.max_bytes:,} bytes: not read further")
             chunks.append(chunk)
         return b"".join(chunks)
 
