@@ -3,13 +3,30 @@ listen: a threaded HTTP server on 127.0.0.1, a free port, stopped cleanly; subcl
 
 from __future__ import annotations
 
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TypeVar
+from typing import Any, TypeVar
 
-__all__ = ["LocalHTTPServer", "send_answer"]
+__all__ = ["LocalHTTPServer", "QuietHandler", "send_answer"]
 
 S = TypeVar("S", bound="LocalHTTPServer")
+
+
+class QuietHandler(BaseHTTPRequestHandler):
+    """The base of the test servers' handlers: keep-alive HTTP/1.1 answered without delay, and no log lines (tests
+    read the servers' recorded requests instead)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body go out as two writes; without TCP_NODELAY, Nagle's algorithm and the client's delayed
+        # ACK add ~40 ms to every keep-alive response (real servers disable it).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        return
 
 
 def send_answer(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict[str, str]) -> None:

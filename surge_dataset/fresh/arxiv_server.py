@@ -27,12 +27,11 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
-from ..local_server import LocalHTTPServer, send_answer
+from ..local_server import LocalHTTPServer, QuietHandler, send_answer
 
 __all__ = ["API_PATH", "ArxivPaper", "ArxivRecordedRequest", "ArxivServer", "QuerySyntaxError", "matches"]
 
@@ -295,12 +294,7 @@ class ArxivServer(LocalHTTPServer):
     def start(self) -> ArxivServer:
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802 - stdlib naming
                 url = urlsplit(self.path)
                 params = parse_qs(url.query, keep_blank_values=True)

@@ -38,9 +38,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..errors import SurgeError
+from ..references.arxiv_search import api_request, parse_feed, split_version
+from ..references.base import AnswerError, Request
 from ..references.http import LookupFailed
 from ..references.match import match_score
 from ..vocabulary import NO_CITATION_SOURCE, OPENALEX, SEMANTIC_SCHOLAR
@@ -56,7 +57,6 @@ ID_BATCH = 100
 DOI_BATCH = 50
 #: The resolver's title-match rule for a citation count found by title (SurveyGen's "similarity > 0.95").
 TITLE_MATCH = 95.0
-_VERSION = re.compile(r"v(\d+)$")
 
 
 class FreshSearchError(SurgeError, RuntimeError):
@@ -198,10 +198,9 @@ class ArxivRecord:
 
     @classmethod
     def from_result(cls, result: Any) -> ArxivRecord:
-        short = result.get_short_id()
-        version = _VERSION.search(short)
+        arxiv_id, version = split_version(result.get_short_id())
         published = result.published  # tz-aware UTC
-        return cls(arxiv_id=_VERSION.sub("", short), version=f"v{version.group(1)}" if version else "",
+        return cls(arxiv_id=arxiv_id, version=version,
                    title=" ".join((result.title or "").split()), abstract=" ".join((result.summary or "").split()),
                    authors=tuple(a.name for a in result.authors), published=published.strftime("%Y-%m-%dT%H:%M:%S"),
                    primary_category=result.primary_category or (result.categories[:1] or [""])[0],
@@ -231,34 +230,40 @@ class ArxivApi:
         self.hosts, self.cache = hosts, cache
         self.id_requests = 0  # id_list requests sent (metadata and ids read from bibliographies)
 
-    def _url(self, query: str, ids: Sequence[str], start: int, size: int, *, relevance: bool = False
-             ) -> tuple[str, str]:
+    def _request(self, query: str, ids: Sequence[str], start: int, size: int, *, relevance: bool = False
+                 ) -> Request:
         import arxiv
 
         sort = (arxiv.SortCriterion.Relevance, arxiv.SortOrder.Descending) if relevance else \
             (arxiv.SortCriterion.SubmittedDate, arxiv.SortOrder.Ascending)
         search = arxiv.Search(query=query, id_list=list(ids), max_results=None, sort_by=sort[0], sort_order=sort[1])
-        built = urlsplit(arxiv.Client(page_size=size)._format_url(search, start, size))
-        return f"{self.base_url}/{built.path.lstrip('/')}", built.query
+        return api_request(self.base_url, search, start, size)
+
+    def _feed(self, request: Request, *, ids: int = 0) -> Any:
+        """The parsed answer to ``request``: :class:`FreshSearchError` naming it when there is none (retries spent,
+        a status, no feed); with ``ids``, an HTTP 400 is :class:`IdListRejected` (an id arXiv refuses)."""
+        where = f"arXiv API {request.url}?{request.query[:200]}"
+        try:
+            status, body = self.hosts.get(request.url, request.query)
+        except LookupFailed as exc:
+            raise FreshSearchError(f"{where}: {exc}") from None
+        if ids and status == 400:
+            raise IdListRejected(f"HTTP 400 for id_list of {ids} ids")
+        if status != 200:
+            raise FreshSearchError(f"{where}: HTTP {status}")
+        try:
+            return parse_feed(body)
+        except AnswerError as exc:
+            raise FreshSearchError(f"{where}: {exc}") from None
 
     def page(self, query: str, start: int, size: int, *, relevance: bool = False) -> tuple[int, list[ArxivRecord]]:
         """``(total results, records)`` of one page, oldest first (or most relevant first); raises
-        :class:`LookupFailed` (retries spent) or :class:`FreshSearchError` (an answer that is no feed)."""
-        from arxiv import _feed
-
-        url, params = self._url(query, (), start, size, relevance=relevance)
-        key = cache_key("page", self.base_url, params)
+        :class:`FreshSearchError` (retries spent, an answer that is no feed)."""
+        request = self._request(query, (), start, size, relevance=relevance)
+        key = cache_key("page", self.base_url, request.query)
         stored = self.cache.get_many([key]).get(key)
         if stored is None:
-            try:
-                status, body = self.hosts.get(url, params)
-            except LookupFailed as exc:
-                raise FreshSearchError(f"arXiv API {url}?{params[:200]}: {exc}") from None
-            if status != 200:
-                raise FreshSearchError(f"arXiv API {url}?{params[:200]}: HTTP {status}")
-            feed = _feed.parse(body)
-            if feed.malformed:
-                raise FreshSearchError(f"arXiv API {url}: not an Atom feed ({feed.error})")
+            feed = self._feed(request)
             stored = {"total": feed.header.total_results,
                       "records": [ArxivRecord.from_result(r).to_json() for r in feed.results]}
             if stored["records"] or start >= int(stored["total"]):  # an empty page short of the end: asked again
@@ -336,22 +341,8 @@ class ArxivApi:
 
     def fetch_ids(self, batch: list[str]) -> list[ArxivRecord]:
         """One ``id_list`` request, uncached (:class:`IdListRejected` on HTTP 400)."""
-        from arxiv import _feed
-
-        url, params = self._url("", batch, 0, len(batch))
         self.id_requests += 1
-        try:
-            status, body = self.hosts.get(url, params)
-        except LookupFailed as exc:
-            raise FreshSearchError(str(exc)) from None
-        if status == 400:
-            raise IdListRejected(f"HTTP 400 for id_list of {len(batch)} ids")
-        if status != 200:
-            raise FreshSearchError(f"HTTP {status}")
-        feed = _feed.parse(body)
-        if feed.malformed:
-            raise FreshSearchError(f"not an Atom feed ({feed.error})")
-        return [ArxivRecord.from_result(r) for r in feed.results]
+        return [ArxivRecord.from_result(r) for r in self._feed(self._request("", batch, 0, len(batch)), ids=len(batch)).results]
 
 
 # -- citation counts ---------------------------------------------------------------------------------------
@@ -390,30 +381,24 @@ class CitationCounts:
     def _openalex(self, records: Sequence[ArxivRecord]) -> dict[str, dict[str, Any]]:
         from pyalex import Works
 
-        from ..references.base import env_value
+        from ..references.base import clean_query
+        from ..references.openalex import works_list, works_request
 
         fields = ["id", "doi", "title", "cited_by_count"]
-        email = env_value(self.environ, "SURGE_OPENALEX_EMAIL", "SURGE_BIB_EMAIL")
-        key = env_value(self.environ, "SURGE_OPENALEX_API_KEY", "OPENALEX_API_KEY")
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
 
         def ask(works: Any, per_page: int) -> list[dict[str, Any]]:
-            built = urlsplit(works.url)
-            query = f"{built.query}&per-page={per_page}" + (f"&mailto={email}" if email else "")
-            status, body = self.hosts.get(f"{self.base_url}/{built.path.lstrip('/')}", query, headers)
-            if status != 200:
-                raise LookupFailed(f"HTTP {status}")
+            request = works_request(works.select(fields), self.base_url, self.environ, per_page)
             try:
-                return [w for w in json.loads(body)["results"] if isinstance(w, dict)]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise LookupFailed(f"not an OpenAlex works list ({type(exc).__name__})") from None
+                return works_list(*self.hosts.get(request.url, request.query, request.headers))
+            except AnswerError as exc:
+                raise LookupFailed(str(exc)) from None
 
         found: dict[str, dict[str, Any]] = {}
         for at in range(0, len(records), DOI_BATCH):
             batch = records[at:at + DOI_BATCH]
             by_doi = {r.arxiv_doi.lower(): r.arxiv_id for r in batch}
             try:
-                works = ask(Works().filter_or(doi=[r.arxiv_doi for r in batch]).select(fields), DOI_BATCH)
+                works = ask(Works().filter_or(doi=[r.arxiv_doi for r in batch]), DOI_BATCH)
             except LookupFailed as exc:
                 self.failures.update({r.arxiv_id: str(exc) for r in batch})
                 continue
@@ -425,7 +410,7 @@ class CitationCounts:
             if record.arxiv_id in found or record.arxiv_id in self.failures:
                 continue
             try:
-                works = ask(Works().search_filter(title=record.title).select(fields), 5)
+                works = ask(Works().search_filter(title=clean_query(record.title)), 5)
             except LookupFailed as exc:
                 self.failures[record.arxiv_id] = str(exc)
                 continue

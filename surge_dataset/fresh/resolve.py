@@ -35,7 +35,6 @@ from typing import Any
 
 from ..normalise import normalise_title
 from ..references.chain import ChainOptions, ReferenceChain
-from ..references.http import Transport
 from ..references.labels import best_candidate
 from ..references.match import match_score
 from ..vocabulary import ARXIV
@@ -67,17 +66,6 @@ class Resolution:
     error: str | None = None
 
 
-class _SharedHostChain(ReferenceChain):
-    """The resolver chain, sending through the run's transport of the arXiv host (one rate limit per host)."""
-
-    def __init__(self, options: ChainOptions, transport: Transport, environ: Mapping[str, str] | None) -> None:
-        super().__init__(options, environ)
-        self._shared = transport
-
-    def _transport(self, name: str, service: Any) -> Transport:
-        return self._shared
-
-
 class TitleResolver:
     """Resolve many titles at once against the arXiv API on ``base_url`` (module docstring)."""
 
@@ -87,7 +75,7 @@ class TitleResolver:
                                timeout=hosts.timeout, max_retries=hosts.max_retries, concurrency=concurrency,
                                cache_dir=cache_dir)
         self.threshold = threshold
-        self.chain = _SharedHostChain(options, hosts.transport(base_url), environ)
+        self.chain = ReferenceChain(options, environ, transports={ARXIV: hosts.transport(base_url)})
 
     def resolve(self, titles: Iterable[str]) -> dict[str, Resolution]:
         """``{title: Resolution}`` for every title given (short or empty titles: not searched, unresolved)."""

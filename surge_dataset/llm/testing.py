@@ -12,15 +12,13 @@ some servers do.
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from ..local_server import LocalHTTPServer
+from ..local_server import LocalHTTPServer, QuietHandler, send_answer
 
 __all__ = ["Hang", "HttpError", "Reply", "ScriptedOpenAIServer", "word_usage"]
 
@@ -85,27 +83,10 @@ class ScriptedOpenAIServer(LocalHTTPServer):
     def start(self) -> ScriptedOpenAIServer:
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def setup(self) -> None:
-                super().setup()
-                # Headers and body go out as two writes; without TCP_NODELAY, Nagle's algorithm and the
-                # client's delayed ACK add ~40 ms to every keep-alive response (real servers disable it).
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-                return  # quiet: tests read the recorded requests instead
-
+        class Handler(QuietHandler):
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
+                send_answer(self, status, json.dumps(payload).encode(), {"Content-Type": "application/json",
+                                                                          **(headers or {})})
 
             def do_POST(self) -> None:  # noqa: N802 - stdlib naming
                 length = int(self.headers.get("Content-Length") or 0)

@@ -11,16 +11,43 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..vocabulary import ARXIV
 from .base import AnswerError, Candidate, Request, clean_query
 
-__all__ = ["SERVICE", "ArxivService"]
+__all__ = ["SERVICE", "ArxivService", "api_request", "parse_feed", "split_version"]
 
 MAX_RESULTS = 5
 _UNSAFE = re.compile(r"[^\w\s]+")
-_VERSION = re.compile(r"v\d+$")
+_VERSION = re.compile(r"v(\d+)$")
+
+
+def split_version(arxiv_id: str) -> tuple[str, str]:
+    """``("2401.00001", "v2")`` from ``"2401.00001v2"``; ``(id, "")`` for an id without a version."""
+    match = _VERSION.search(arxiv_id)
+    return (arxiv_id[: match.start()], match.group(0)) if match else (arxiv_id, "")
+
+
+def api_request(base_url: str, search: Any, start: int, size: int) -> Request:
+    """The API request ``arxiv.Client`` would send for ``search`` (an ``arxiv.Search``), on ``base_url``: the
+    library formats the query, our transport sends it (rate limit, retries, cache, another host)."""
+    import arxiv
+
+    built = urlsplit(arxiv.Client(page_size=size)._format_url(search, start, size))
+    return Request(f"{base_url.rstrip('/')}/{built.path.lstrip('/')}", built.query)
+
+
+def parse_feed(body: bytes) -> Any:
+    """The API's Atom answer read with the library's own parser (``.results``: ``arxiv.Result``s, ``.header``);
+    :class:`AnswerError` when it is no feed."""
+    from arxiv import _feed
+
+    feed = _feed.parse(body)
+    if feed.malformed:
+        raise AnswerError(f"not an arXiv Atom feed ({feed.error})")
+    return feed
 
 
 class ArxivService:
@@ -34,21 +61,14 @@ class ArxivService:
         import arxiv
 
         words = " ".join(_UNSAFE.sub(" ", clean_query(title)).split())
-        search = arxiv.Search(query=f'ti:"{words}"', max_results=MAX_RESULTS)
-        built = urlsplit(arxiv.Client(page_size=MAX_RESULTS)._format_url(search, 0, MAX_RESULTS))
-        return Request(f"{base_url.rstrip('/')}/{built.path.lstrip('/')}", built.query)
+        return api_request(base_url, arxiv.Search(query=f'ti:"{words}"', max_results=MAX_RESULTS), 0, MAX_RESULTS)
 
     def parse(self, status: int, body: bytes) -> list[Candidate]:
         if status != 200:
             raise AnswerError(f"HTTP {status}")
-        from arxiv import _feed
-
-        feed = _feed.parse(body)
-        if feed.malformed:
-            raise AnswerError(f"not an arXiv Atom feed ({feed.error})")
         found = []
-        for result in feed.results:
-            short = _VERSION.sub("", result.get_short_id())
+        for result in parse_feed(body).results:
+            short = split_version(result.get_short_id())[0]
             published = result.published
             found.append(Candidate(title=result.title, id=short, doi=result.doi or None, arxiv_id=short,
                                    year=published.year if published else None,

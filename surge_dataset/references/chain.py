@@ -144,7 +144,10 @@ class ChainOptions:
 class ReferenceChain:
     """Looks titles up source after source (module docstring); :attr:`stats` says what each source did."""
 
-    def __init__(self, options: ChainOptions, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(self, options: ChainOptions, environ: Mapping[str, str] | None = None, *,
+                 transports: Mapping[str, Transport] | None = None) -> None:
+        """``transports``: a service's transport given by the caller (``surge data fresh`` shares one per host, so one
+        rate limit covers every request to arXiv); the others are made here, one per service."""
         from ..llm.cache import TextCache
 
         self.options = options
@@ -152,7 +155,7 @@ class ReferenceChain:
         self.cache = TextCache(options.cache_dir, name=CACHE_NAME)
         self.stats: dict[str, ServiceStats] = {}
         self.skipped: list[str] = list(options.web_services) if options.offline else []
-        self._transports: dict[str, Transport] = {}
+        self._transports: dict[str, Transport] = dict(transports or {})
         self._surveygen: Any = None
 
     def check(self) -> None:

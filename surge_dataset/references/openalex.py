@@ -19,7 +19,7 @@ from urllib.parse import quote_plus, urlsplit
 from ..vocabulary import OPENALEX
 from .base import AnswerError, Candidate, Request, arxiv_id_of, clean_query, env_value, year_of
 
-__all__ = ["OpenAlex", "SERVICE"]
+__all__ = ["OpenAlex", "SERVICE", "works_list", "works_request"]
 
 FIELDS = ["id", "doi", "title", "display_name", "publication_year", "publication_date", "ids"]
 PER_PAGE = 5
@@ -28,6 +28,30 @@ PER_PAGE = 5
 def _short(value: Any, prefix: str) -> str | None:
     text = str(value or "").strip()
     return text[len(prefix):] if text.lower().startswith(prefix) else (text or None)
+
+
+def works_request(works: Any, base_url: str, environ: Mapping[str, str], per_page: int) -> Request:
+    """The GET for a ``pyalex.Works`` query on ``base_url`` (pyalex builds it on api.openalex.org): ``per_page``
+    results, the polite pool's ``mailto`` and the API key from the environment."""
+    built = urlsplit(works.url)
+    query = f"{built.query}&per-page={per_page}"
+    email = env_value(environ, "SURGE_OPENALEX_EMAIL", "SURGE_BIB_EMAIL")
+    if email:
+        query += f"&mailto={quote_plus(email)}"
+    key = env_value(environ, "SURGE_OPENALEX_API_KEY", "OPENALEX_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return Request(f"{base_url.rstrip('/')}/{built.path.lstrip('/')}", query, headers)
+
+
+def works_list(status: int, body: bytes) -> list[dict[str, Any]]:
+    """The works of an OpenAlex answer; :class:`AnswerError` for another status or an answer that is no list."""
+    if status != 200:
+        raise AnswerError(f"HTTP {status}")
+    try:
+        results = json.loads(body)["results"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise AnswerError(f"not an OpenAlex works list ({type(exc).__name__})") from None
+    return [work for work in results or [] if isinstance(work, dict)]
 
 
 class OpenAlex:
@@ -39,27 +63,12 @@ class OpenAlex:
     def request(self, title: str, base_url: str, environ: Mapping[str, str]) -> Request:
         from pyalex import Works
 
-        works = Works().search_filter(title=clean_query(title)).select(FIELDS)
-        built = urlsplit(works.url)  # pyalex always builds it on api.openalex.org
-        query = f"{built.query}&per-page={PER_PAGE}"
-        email = env_value(environ, "SURGE_OPENALEX_EMAIL", "SURGE_BIB_EMAIL")
-        if email:
-            query += f"&mailto={quote_plus(email)}"
-        key = env_value(environ, "SURGE_OPENALEX_API_KEY", "OPENALEX_API_KEY")
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        return Request(f"{base_url.rstrip('/')}/{built.path.lstrip('/')}", query, headers)
+        return works_request(Works().search_filter(title=clean_query(title)).select(FIELDS), base_url, environ,
+                             PER_PAGE)
 
     def parse(self, status: int, body: bytes) -> list[Candidate]:
-        if status != 200:
-            raise AnswerError(f"HTTP {status}")
-        try:
-            results = json.loads(body)["results"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise AnswerError(f"not an OpenAlex works list ({type(exc).__name__})") from None
         found = []
-        for work in results or []:
-            if not isinstance(work, dict):
-                continue
+        for work in works_list(status, body):
             doi = _short(work.get("doi"), "https://doi.org/")
             found.append(Candidate(
                 title=str(work.get("title") or work.get("display_name") or ""),

@@ -20,18 +20,16 @@ service that always fails. Every request is recorded, so a test counts what reac
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
-from ..local_server import LocalHTTPServer, send_answer
+from ..local_server import LocalHTTPServer, QuietHandler, send_answer
 from ..normalise import normalise_title
 from ..vocabulary import ARXIV, CROSSREF, OPENALEX, SEMANTIC_SCHOLAR
 from .match import match_score
@@ -224,16 +222,7 @@ class BibServer(LocalHTTPServer):
         owner = self
         services = {prefix: service for service, prefix in PREFIXES.items()}
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def setup(self) -> None:
-                super().setup()
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802 - stdlib naming
                 url = urlsplit(self.path)
                 prefix = "/" + url.path.lstrip("/").split("/", 1)[0]
