@@ -78,6 +78,25 @@ def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
     return digest.hexdigest()
 
 
+def survey_title_lookup(surveys: Sequence[dict[str, Any]], values: Sequence[Any]) -> dict[str, Any]:
+    """Survey title -> its value (``values[i]`` for ``surveys[i]``), for :func:`survey_of_query`: exact titles, then
+    normalised ones (``norm:`` keys); the first survey of a title wins."""
+    lookup: dict[str, Any] = {}
+    for survey, value in zip(surveys, values, strict=True):
+        lookup.setdefault(survey["survey_title"].strip(), value)
+    for survey, value in zip(surveys, values, strict=True):
+        lookup.setdefault("norm:" + normalise_title(survey["survey_title"]), value)
+    return lookup
+
+
+def survey_of_query(query: dict[str, Any], lookup: dict[str, Any], default: Any = None) -> Any:
+    """The value of the survey a query belongs to: the survey ``prefix_titles[0]`` names, by exact title, else by
+    normalised title (queries.json has no survey id), else ``default``."""
+    prefix = query.get("prefix_titles") or []
+    title = str(prefix[0][1]) if prefix and isinstance(prefix[0], list | tuple) and len(prefix[0]) > 1 else ""
+    return lookup.get(title.strip(), lookup.get("norm:" + normalise_title(title), default))
+
+
 def read_fresh_manifest(path: str | Path) -> dict[str, Any]:
     """A ``surge data fresh`` manifest, checked as far as the build, ``surge evaluate`` and ``surge report`` rely on
     it (its kind, version and window), so a stray or newer file fails here, naming itself, not later."""
@@ -241,10 +260,8 @@ def build_dataset(
                 report.counts["surveys"][split] = part.num_rows
                 if part.num_rows:
                     _write_parquet(part, tmp / "surveys" / _shard_name(split, 0, 1))
-            for survey, split in zip(surveys, splits, strict=True):
-                survey_lookup.setdefault(survey["survey_title"].strip(), (survey["survey_id"], split))
-            for survey, split in zip(surveys, splits, strict=True):
-                survey_lookup.setdefault("norm:" + normalise_title(survey["survey_title"]), (survey["survey_id"], split))
+            survey_lookup = survey_title_lookup(surveys, [(s["survey_id"], split) for s, split in zip(surveys, splits,
+                                                                                                      strict=True)])
             meta["source_files"]["surveys.json"] = sha256_file(path)
             if derive:
                 given = (source / OFFICIAL_FILES["queries"]).is_file()
@@ -284,11 +301,7 @@ def build_dataset(
             survey_ids, splits = [], []
             unmatched = 0
             for query in queries:
-                prefix = query["prefix_titles"]
-                title = prefix[0][1] if prefix and len(prefix[0]) > 1 else ""
-                survey_id, split = survey_lookup.get(
-                    title.strip(), survey_lookup.get("norm:" + normalise_title(title), (None, "unassigned"))
-                )
+                survey_id, split = survey_of_query(query, survey_lookup, (None, "unassigned"))
                 unmatched += survey_id is None
                 survey_ids.append(survey_id)
                 splits.append(split)

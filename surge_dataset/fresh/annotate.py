@@ -31,11 +31,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..data.build import FRESH_MANIFEST, read_fresh_manifest, sha256_file
+from ..data.build import (
+    FRESH_MANIFEST,
+    read_fresh_manifest,
+    sha256_file,
+    survey_of_query,
+    survey_title_lookup,
+)
 from ..data.validate import check_records, read_json_array
 from ..errors import InputFileError, OutputFolderError
 from ..io import atomic_write_json, atomic_write_text, reading_input
-from ..normalise import normalise_title
 from ..output_folder import OutputKind, check_output_folder, replacing_output_folder
 from ..records import OFFICIAL_FILES, ROOT_TITLE
 
@@ -413,14 +418,6 @@ def annotation_record(agreement: Agreement, entries: Mapping[int, Mapping[str, A
 # --- the filtered source folder ------------------------------------------------------------------------------
 
 
-def _query_survey(query: Mapping[str, Any], by_title: Mapping[str, int]) -> int | None:
-    """The survey of a query: ``prefix_titles[0]`` names it, exactly, else by normalised title (the build's rule)."""
-    prefix = query.get("prefix_titles") or []
-    title = prefix[0][1] if prefix and isinstance(prefix[0], list | tuple) and len(prefix[0]) > 1 else ""
-    title = str(title)
-    return by_title.get(title.strip(), by_title.get("norm:" + normalise_title(title)))
-
-
 def source_entries(src: str | Path, agreement: Agreement) -> dict[int, dict[str, Any]]:
     """What ``src`` says of each annotated survey (manifest entry, title): the sheets must list exactly its surveys."""
     src = Path(src)
@@ -451,11 +448,7 @@ def write_filtered_source(src: str | Path, agreement: Agreement, out: str | Path
     record = annotation_record(agreement, source_entries(src, agreement))
     surveys = _read_surveys(src / OFFICIAL_FILES["surveys"])
     keep = set(agreement.kept)
-    by_title: dict[str, int] = {}
-    for survey in surveys:
-        by_title.setdefault(survey["survey_title"].strip(), survey["survey_id"])
-    for survey in surveys:
-        by_title.setdefault("norm:" + normalise_title(survey["survey_title"]), survey["survey_id"])
+    by_title = survey_title_lookup(surveys, [s["survey_id"] for s in surveys])
     updated = {**manifest, "annotation": record}
     if isinstance(manifest.get("surveys"), list):
         updated["surveys"] = [e for e in manifest["surveys"] if not isinstance(e, dict) or e.get("survey_id") in keep]
@@ -471,7 +464,7 @@ def write_filtered_source(src: str | Path, agreement: Agreement, out: str | Path
         if queries_path.is_file():
             dropped = set(agreement.dropped)  # a query naming no survey is kept: the build reports it
             atomic_write_json(tmp / OFFICIAL_FILES["queries"],
-                              [q for q in read_json_array(queries_path) if _query_survey(q, by_title) not in dropped])
+                              [q for q in read_json_array(queries_path) if survey_of_query(q, by_title) not in dropped])
         corpus_path = src / OFFICIAL_FILES["corpus"]
         if corpus_path.is_file():
             shutil.copyfile(corpus_path, tmp / OFFICIAL_FILES["corpus"])

@@ -35,19 +35,21 @@ from pathlib import Path
 from typing import Any
 
 from ..data.build import FRESH_KIND, FRESH_MANIFEST, FRESH_VERSION
+from ..data.queries import survey_topic
 from ..errors import SettingError
 from ..io import atomic_write_json, atomic_write_json_array
 from ..records import OFFICIAL_FILES
+from ..references.chain import web_service
 from ..settings import setting
 from ..vocabulary import (
     ARXIV,
     ARXIV_SOURCE_HOST,
     CITATION_SOURCES,
     CITATIONS_STAGE,
+    NO_CITATION_SOURCE,
     OPENALEX,
     RESOLVE_STAGE,
     RULE_STAGE,
-    SEMANTIC_SCHOLAR,
     SOURCE_STAGE,
     check_choice,
     parse_list,
@@ -71,13 +73,12 @@ from .corpus import (
     sample_offsets,
     topic_query,
 )
-from .resolve import BY_ID, DEFAULT_THRESHOLD, KeyResolver, TitleResolver
+from .resolve import BY_ID, DEFAULT_THRESHOLD, EXACT, FUZZY, KeyResolver, TitleResolver
 from .sources import EPRINT_FOLDER, EprintStore, HostPool, parse_base_urls, source_url_for
 
 __all__ = ["DEFAULT_CATEGORIES", "FreshOptions", "FreshResult", "run_fresh"]
 
 DEFAULT_CATEGORIES = "cs.AI,cs.CL,cs.CV,cs.IR,cs.LG"
-DEFAULT_API = "https://export.arxiv.org"
 #: Reason codes of dropped candidates beyond the e-print reader's own (``SourceError.reason``).
 NOT_A_SURVEY, FEW_CITATIONS, CITATIONS_UNKNOWN = "not_a_survey", "few_citations", "citations_unknown"
 NO_SOURCE, NOT_FETCHED, LOOKUP_FAILED = "no_source", "not_fetched", "lookup_failed"
@@ -171,7 +172,7 @@ class _Run:
         self.hosts = HostPool(rate_seconds=options.rate, timeout=options.timeout, max_retries=options.max_retries,
                               user_agent=agent)
         self.cache = TextCache(self.cache_dir, name="fresh")
-        self.api = ArxivApi(self.urls.get(ARXIV, DEFAULT_API), self.hosts, self.cache)
+        self.api = ArxivApi(self.urls.get(ARXIV) or web_service(ARXIV).default_base_url, self.hosts, self.cache)
         self.eprints = EprintStore(self.cache_dir / EPRINT_FOLDER, self.hosts)
         self.first, self.last = date_window(options.since, options.until, datetime.now(timezone.utc).date())
         self.categories = parse_list(options.categories)
@@ -203,9 +204,8 @@ class _Run:
             else:
                 self.dropped.append(_dropped(record, RULE_STAGE, NOT_A_SURVEY, decision.clause))
         source = self.options.citations_from
-        default = {OPENALEX: "https://api.openalex.org", SEMANTIC_SCHOLAR: "https://api.semanticscholar.org"}
-        counter = CitationCounts(source, self.urls.get(source, default.get(source, "")), self.hosts, self.cache,
-                                 self.environ)
+        base_url = self.urls.get(source) or ("" if source == NO_CITATION_SOURCE else web_service(source).default_base_url)
+        counter = CitationCounts(source, base_url, self.hosts, self.cache, self.environ)
         self.progress("citation counts", 0, len(kept))
         counts = counter.counts(kept)
         self.progress("citation counts", len(kept), len(kept))
@@ -285,8 +285,8 @@ class _Run:
                 continue
             methods = Counter(r.method for k, r in found.items() if r is not None and cite_ids[k])
             kept.append({"record": record, "source": source, "cite_ids": cite_ids, "rate": rate, "keys": len(keys),
-                         "hits": hits, "by_id": methods.get(BY_ID, 0), "exact": methods.get("exact", 0),
-                         "fuzzy": methods.get("fuzzy", 0),
+                         "hits": hits, "by_id": methods.get(BY_ID, 0), "exact": methods.get(EXACT, 0),
+                         "fuzzy": methods.get(FUZZY, 0),
                          "titled": sum(1 for k in keys if source.bibliography.get(k)),
                          "with_id": sum(1 for k in keys if k in source.bibliography_ids)})
         return kept, resolver
@@ -303,7 +303,7 @@ class _Run:
         failed_topics = 0
         for done, survey in enumerate(kept, 1):
             self.progress("topic searches", done, len(kept))
-            query = topic_query(_topic(survey["record"].title), self.categories,
+            query = topic_query(survey_topic(survey["record"].title), self.categories,
                                 date.fromisoformat(survey["record"].published[:10])) if self.options.topic_papers else None
             if query is None:
                 continue
@@ -338,12 +338,6 @@ class _Run:
                         added += 1
         except FreshSearchError as exc:  # recorded, the run goes on
             self.notes.append(f"random sample not complete ({exc}); rerun to complete it")
-
-
-def _topic(title: str) -> str:
-    from ..data.queries import survey_topic
-
-    return survey_topic(title)
 
 
 def _survey_record(survey_id: int, survey: dict[str, Any]) -> dict[str, Any]:

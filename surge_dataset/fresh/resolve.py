@@ -42,7 +42,7 @@ from .candidates import ArxivApi, ArxivRecord
 from .latex import LatexSource
 from .sources import HostPool
 
-__all__ = ["BY_ID", "DEFAULT_THRESHOLD", "ID_TITLE_FLOOR", "MIN_TITLE_LETTERS", "KeyResolver", "Resolution",
+__all__ = ["BY_ID", "DEFAULT_THRESHOLD", "EXACT", "FUZZY", "ID_TITLE_FLOOR", "MIN_TITLE_LETTERS", "KeyResolver", "Resolution",
            "ResolvedKeys", "TitleResolver"]
 
 DEFAULT_THRESHOLD = 90.0
