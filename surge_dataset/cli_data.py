@@ -62,8 +62,8 @@ def data_export(
     out: Path = typer.Option(..., "--out", help="Folder to write the official JSON files into."),
 ) -> None:
     """Built dataset -> the official surveys.json / corpus.json / queries.json (lossless)."""
-    from .data.build import FRESH_MANIFEST
     from .data.export import export_dataset
+    from .data.fresh_manifest import FRESH_MANIFEST
 
     written = export_dataset(data, out)
     for config, n in written.items():

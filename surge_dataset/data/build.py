@@ -10,7 +10,6 @@ it writes, and its errors, are those of parsing the file whole.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import shutil
 import warnings
@@ -24,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..io import atomic_write_json, reading_input
+from ..io import atomic_write_json
 from ..normalise import normalise_title
 from ..output_folder import replacing_output_folder
 from ..records import (
@@ -39,6 +38,7 @@ from ..records import (
     stringify_ids,
 )
 from .corpus import INDEX_DIR, PAPER_COLUMNS, CorpusIndexWriter
+from .fresh_manifest import FRESH_MANIFEST, read_fresh_manifest, window_text
 from .jsonstream import iter_json_array
 from .queries import CITES_FROM_SECTION, CITES_FROM_SURVEY, DERIVATION_VERSION, QUESTION_TEMPLATE
 from .queries import derive_queries as derived_queries
@@ -51,11 +51,6 @@ FORMAT_VERSION = 1
 DEFAULT_TEST_IDS = range(0, 41)  # the released baseline outputs cover survey ids 0-40 (205 / 5 = 41)
 CORPUS_SHARD_ROWS = 250_000
 CHUNK_ROWS = 100_000
-#: What ``surge data fresh`` writes beside its official files: the date window, counts, versions and dropped
-#: candidates of a fresh split. The build copies it into the dataset and its window into :data:`META_FILE`.
-FRESH_MANIFEST = "fresh_manifest.json"
-FRESH_KIND = "surge-fresh"
-FRESH_VERSION = 1
 
 
 @dataclass
@@ -95,25 +90,6 @@ def survey_of_query(query: dict[str, Any], lookup: dict[str, Any], default: Any 
     prefix = query.get("prefix_titles") or []
     title = str(prefix[0][1]) if prefix and isinstance(prefix[0], list | tuple) and len(prefix[0]) > 1 else ""
     return lookup.get(title.strip(), lookup.get("norm:" + normalise_title(title), default))
-
-
-def read_fresh_manifest(path: str | Path) -> dict[str, Any]:
-    """A ``surge data fresh`` manifest, checked as far as the build, ``surge evaluate`` and ``surge report`` rely on
-    it (its kind, version and window), so a stray or newer file fails here, naming itself, not later."""
-    path = Path(path)
-    with reading_input(path):
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(manifest, dict) or manifest.get("kind") != FRESH_KIND:
-        raise SurgeDataError(path, f'not a `surge data fresh` manifest (it lacks "kind": "{FRESH_KIND}")')
-    if manifest.get("version") != FRESH_VERSION:
-        raise SurgeDataError(path, f"manifest version {manifest.get('version')!r}; this surge-bench reads version "
-                                   f"{FRESH_VERSION} (a newer surge-bench wrote it?)")
-    window = manifest.get("window")
-    if not (isinstance(window, dict) and isinstance(window.get("since"), str)
-            and isinstance(window.get("until"), str | None)):
-        raise SurgeDataError(path, '"window" must be {"since": "YYYY-MM-DD", "until": "YYYY-MM-DD" or null}',
-                             field="window")
-    return manifest
 
 
 def _node_id_types(surveys: Sequence[dict[str, Any]]) -> dict[str, pa.DataType]:
@@ -343,8 +319,7 @@ def _carry_manifest(path: Path, manifest: dict[str, Any], tmp: Path, report: Bui
         kept = annotation.get("kept")
         meta["fresh"]["annotation"] = {"kappa": annotation.get("kappa"),
                                        "kept": len(kept) if isinstance(kept, list) else kept}
-    report.notes.append(f"a fresh split: {FRESH_MANIFEST} copied into the dataset (window {window['since']} to "
-                        f"{window['until'] or 'open'})")
+    report.notes.append(f"a fresh split: {FRESH_MANIFEST} copied into the dataset (window {window_text(window)})")
 
 
 def _write_queries(tmp: Path, queries: list[dict[str, Any]], survey_ids: list[int | None], splits: list[str],

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from ..metadata import SURGE_BIBTEX
+from .fresh_manifest import window_text
 
 CONFIG_ORDER = ("surveys", "corpus", "queries")
 
@@ -177,7 +178,7 @@ def fresh_split_text(folder: Path, fresh: dict[str, Any]) -> list[str]:
         "them), with SurGE's construction rules and schema. `fresh_manifest.json` beside this card "
         "lists every candidate it dropped and why, the settings and the package versions.",
         "",
-        f"- Date window: {window.get('since')} to {window.get('until') or 'open (no end date)'}",
+        f"- Date window: {window_text(window, 'open (no end date)')}",
         "- arXiv categories: " + (", ".join(map(str, categories)) if isinstance(categories, list) and categories
                                   else "not recorded"),
         f"- Created: {fresh.get('created') or 'not recorded'}",

@@ -15,8 +15,8 @@ from typing import Any
 from ..io import atomic_path, atomic_write_json_array, naming_errors, reading_input
 from ..output_folder import claim_output_folder
 from ..records import EXTRA_COLUMN, FIELDS_BY_CONFIG, NODE_FIELDS, OFFICIAL_FILES, load_extra
-from .build import FRESH_MANIFEST, read_fresh_manifest
 from .dataset import SurgeData
+from .fresh_manifest import FRESH_MANIFEST, read_fresh_manifest
 from .validate import SurgeDataError
 
 

@@ -31,13 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..data.build import (
-    FRESH_MANIFEST,
-    read_fresh_manifest,
-    sha256_file,
-    survey_of_query,
-    survey_title_lookup,
-)
+from ..data.build import sha256_file, survey_of_query, survey_title_lookup
+from ..data.fresh_manifest import FRESH_MANIFEST, read_fresh_manifest
 from ..data.validate import check_records, read_json_array
 from ..errors import InputFileError, OutputFolderError
 from ..io import atomic_write_json, atomic_write_text, reading_input

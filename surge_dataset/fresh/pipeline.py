@@ -34,7 +34,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..data.build import FRESH_KIND, FRESH_MANIFEST, FRESH_VERSION
+from ..data.fresh_manifest import FRESH_KIND, FRESH_MANIFEST, FRESH_VERSION
 from ..data.queries import survey_topic
 from ..errors import SettingError
 from ..io import atomic_write_json, atomic_write_json_array

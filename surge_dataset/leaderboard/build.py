@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..data.fresh_manifest import window_text
 from ..errors import InputFileError, SurgeError
 from ..metadata import installed_versions
 from ..output_folder import folder_kind, replacing_output_folder
@@ -177,7 +178,7 @@ def data_window_text(config: dict[str, Any]) -> str:
     if window is None:
         return ""
     if isinstance(window, dict) and isinstance(window.get("since"), str) and isinstance(window.get("until"), str | None):
-        return f"{window['since']} to {window['until'] or 'open'}"
+        return window_text(window)
     return "unknown"
 
 

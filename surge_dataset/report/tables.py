@@ -87,11 +87,13 @@ def _notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, publi
 
 def _dataset_text(config: Mapping[str, Any]) -> str:
     """One dataset as the notes name it: short fingerprint, then its date window or why there is none."""
+    from ..data.fresh_manifest import window_text
+
     fingerprint = config.get("data_fingerprint")
     text = f"dataset {fingerprint[:8]}" if fingerprint else "a dataset whose fingerprint the results file lacks"
     window = config.get("data_window")
     if isinstance(window, Mapping):
-        text += f", a fresh split with the date window {window.get('since')} to {window.get('until') or 'open'}"
+        text += f", a fresh split with the date window {window_text(window)}"
     elif "data_window" in config:
         text += ", no date window recorded (only fresh splits record one)"
     else:
