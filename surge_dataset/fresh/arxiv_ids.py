@@ -25,6 +25,8 @@ import re
 from collections.abc import Mapping
 from datetime import date
 
+from ..references.arxiv_search import split_version
+
 __all__ = ["OLD_ARCHIVES", "bib_fields_arxiv_id", "find_arxiv_id", "normalise_arxiv_id"]
 
 #: arXiv's archives of the old id scheme (before April 2007), https://arxiv.org/help/arxiv_identifier.
@@ -46,12 +48,11 @@ _CORR = re.compile(rf"\babs/({_NEW}(?:v\d+)?(?!\d))")
 _OLD_BARE = re.compile(rf"(?<![\w./-])({_OLD})(?:v\d+)?(?!\d)")
 _EPRINT_COMMAND = re.compile(rf"\\eprint\s*(?:\[\s*arxiv\s*\])?\s*\{{\s*(?:arxiv\s*:\s*)?({_ID})\s*\}}",
                              re.IGNORECASE)
-_VERSION = re.compile(r"v\d+$")
 
 
 def normalise_arxiv_id(text: str, *, today: date | None = None) -> str | None:
     """``text`` as a normalised arXiv id (module docstring), or None when it is no real arXiv id form."""
-    value = _VERSION.sub("", text.strip())
+    value = split_version(text.strip())[0]
     if "/" in value:
         archive, number = value.split("/", 1)
         archive = archive.split(".", 1)[0].lower()

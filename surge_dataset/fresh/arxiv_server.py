@@ -32,6 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
 from ..local_server import LocalHTTPServer, QuietHandler, send_answer
+from ..references.arxiv_search import split_version
 
 __all__ = ["API_PATH", "ArxivPaper", "ArxivRecordedRequest", "ArxivServer", "QuerySyntaxError", "matches"]
 
@@ -41,7 +42,6 @@ SOURCE_PATHS = ("/src/", "/e-print/")
 STOP_WORDS = frozenset("a an and are as at be but by for if in into is it no not of on or such that the their then "
                        "there these they this to was will with".split())
 _WORD = re.compile(r"[a-z0-9]+")
-_VERSION = re.compile(r"v\d+$")
 
 
 class QuerySyntaxError(ValueError):
@@ -254,7 +254,7 @@ class ArxivServer(LocalHTTPServer):
         first = {k: v[0] for k, v in params.items() if v}
         search = first.get("search_query", "")
         ids = [i.strip() for i in first.get("id_list", "").split(",") if i.strip()]
-        refused = [i for i in ids if _VERSION.sub("", i) in self.refused]
+        refused = [i for i in ids if split_version(i)[0] in self.refused]
         if refused:
             return 400, _feed([f"  <entry><id>http://arxiv.org/api/errors#incorrect_id_format_for_{escape(refused[0])}"
                                "</id><title>Error</title><summary>incorrect id format for "
@@ -263,7 +263,7 @@ class ArxivServer(LocalHTTPServer):
             start, per_page = int(first.get("start", "0")), int(first.get("max_results", "10"))
             tree = _parse(_tokenise(search)) if search else None
             by_id = {p.arxiv_id: p for p in self.papers}
-            pool = [by_id[_VERSION.sub("", i)] for i in ids if _VERSION.sub("", i) in by_id] if ids else self.papers
+            pool = [by_id[split_version(i)[0]] for i in ids if split_version(i)[0] in by_id] if ids else self.papers
             found = [p for p in pool if tree is None or _evaluate(tree, p)]
         except (QuerySyntaxError, ValueError) as exc:
             return 400, _feed([f"  <entry><id>http://arxiv.org/api/errors</id><title>Error</title><summary>"
@@ -283,7 +283,7 @@ class ArxivServer(LocalHTTPServer):
         return 200, _feed([_entry(p, self.address) for p in page], len(found), start, len(page), search)
 
     def source(self, path: str) -> tuple[int, bytes]:
-        short = _VERSION.sub("", path.split("/", 2)[2])
+        short = split_version(path.split("/", 2)[2])[0]
         if short in self.unavailable:
             return 503, b"Service unavailable, try again later."
         paper = next((p for p in self.papers if p.arxiv_id == short), None)
