@@ -30,9 +30,9 @@ import re
 from collections.abc import Sequence
 
 from ..survey import parse_survey
+from ..survey.paper_parse import MARKDOWN_LINK_RE
 
 _BULLET_RE = re.compile(r"^\s*[-*+\u2022]\s+")
-_MD_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _URL_RE = re.compile(r"<?https?://\S+>?")
 #: ``*Title *``, ``** Title**``: emphasis with white space inside a marker (``*`` only, 1-3 of them).
 _LOOSE_EMPHASIS_RE = re.compile(r"(?<![*\w])(\*{1,3})[ \t]*([^*\n]*?[^*\s])[ \t]*\1(?![*\w])")
@@ -120,7 +120,7 @@ def _tighten(match: re.Match[str]) -> str:
 
 def clean_entry(entry: str) -> str:
     """Steps 1-3 of the module's rule: the entry as the evaluator's reader should see it."""
-    text = _URL_RE.sub("", _MD_LINK_RE.sub(r"\1", _BULLET_RE.sub("", entry))).strip()
+    text = _URL_RE.sub("", MARKDOWN_LINK_RE.sub(r"\1", _BULLET_RE.sub("", entry))).strip()
     text = _LOOSE_EMPHASIS_RE.sub(_tighten, text)
     return _bracketed_year_shape(text)
 

@@ -32,7 +32,8 @@ _BULLET_RE = re.compile(r"^\s*[-*+]\s+(\S.*?)\s*$")
 #: ``*emphasised*`` text inside an entry; underscores are left alone (LaTeX subscripts use them).
 _EMPHASIS_RE = re.compile(r"(?<![*\w])(\*{1,3})(?!\s)(.+?)(?<!\s)\1(?![*\w])")
 _QUOTED_WHOLE_RE = re.compile(r"^([\"'\u201c\u2018])(.+)([\"'\u201d\u2019])$")
-_MD_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+#: A Markdown link ``[text](url)``: its text is kept (reference entries, imported reference lists).
+MARKDOWN_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _APA_RE = re.compile(
     r"^(?P<authors>.+?)\s*[\(\[](?P<year>(?:19|20)\d{2}[a-z]?|n\.\s?d\.?|in\s+press|forthcoming)[\)\]]"
     r"\s*[.,:]?\s*(?P<rest>.*)$",
@@ -99,7 +100,7 @@ def _split_segments(text: str) -> list[str]:
 
 def _paper_reference_title(entry: str) -> str:
     """The title of a reference entry in any of the styles generated surveys use (best effort)."""
-    text = _MD_LINK_RE.sub(r"\1", entry).strip()
+    text = MARKDOWN_LINK_RE.sub(r"\1", entry).strip()
     apa = _APA_RE.match(text)
     if apa and re.search(r"[^\W\d_]", apa.group("rest")):
         authors, rest = apa.group("authors").strip(), apa.group("rest").strip()
