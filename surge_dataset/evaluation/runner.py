@@ -209,10 +209,12 @@ def evaluate_run(
     _check_judge(metrics, config, judge)
     key = config.key(data.fingerprint)
     journal = JsonlJournal(journal_path(out))
-    finished = {rec["survey_id"]: rec for rec in journal.read()
+    # under accelerate launch the main process alone reads the journal (it alone writes it; another machine may not
+    # see it) and tells the others which surveys are finished
+    reads_journal = processes is None or processes.is_main
+    finished = {rec["survey_id"]: rec for rec in (journal.read() if reads_journal else [])
                 if rec.get("config_key") == key and not _retry_on_rerun(rec)
                 and (details_path is None or rec.get("with_details", bool(rec.get("details"))))}
-    # under accelerate launch: the main process's journal decides (it alone writes it; another machine may not see it)
     skip = set(finished) if processes is None else set(processes.from_main(sorted(finished)))
     prepared, failures, excluded = prepare_folder(data, passage_dir, config, skip=skip)
     if processes is not None:  # a disagreement is an error on every process, never a hang in a later collective
