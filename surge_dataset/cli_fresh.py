@@ -11,7 +11,7 @@ from rich.table import Table
 from .cli_data import data_app
 from .cli_options import settings_options
 from .console import console, out_console
-from .fresh.pipeline import FreshOptions
+from .fresh.settings import FreshOptions
 
 __all__ = ["data_fresh"]
 

@@ -40,12 +40,12 @@ from ..references.match import match_score
 from ..vocabulary import ARXIV
 from .candidates import ArxivApi, ArxivRecord
 from .latex import LatexSource
+from .settings import DEFAULT_THRESHOLD
 from .sources import HostPool
 
 __all__ = ["BY_ID", "DEFAULT_THRESHOLD", "EXACT", "FUZZY", "ID_TITLE_FLOOR", "MIN_TITLE_LETTERS", "KeyResolver", "Resolution",
            "ResolvedKeys", "TitleResolver"]
 
-DEFAULT_THRESHOLD = 90.0
 #: Below this ``match_score`` between an entry's title and the record its arXiv id fetched, the id is taken for a
 #: typo (another paper) and the title is searched instead. Low on purpose: a ``.bbl`` title with LaTeX residue, a
 #: shortened or a later version's title of the same paper stay well above it; another paper's title scores ~20-40.
