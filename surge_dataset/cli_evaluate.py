@@ -18,7 +18,6 @@ from .cli_options import data_option, settings_options
 from .console import console, out_console
 from .console import fail as _fail
 from .evaluation.config import EvaluationConfig, RunOptions
-from .evaluation.parallel import ModelShare
 
 __all__ = ["evaluate", "meta_eval", "print_results", "run_with_progress"]
 
@@ -100,6 +99,7 @@ def print_results(results: dict[str, Any], config: EvaluationConfig, out: Path, 
     """The table on stdout; judge use, exclusions, diagnostics, details and failures on stderr. Returns the exit
     status: 1 when a survey could not be evaluated."""
     from .evaluation import result_keys
+    from .evaluation.parallel import ModelShare
 
     keys = result_keys(config)
     table = Table(title=f"{out} ({config.protocol} protocol)")
