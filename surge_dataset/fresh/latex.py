@@ -87,6 +87,7 @@ __all__ = [
     "SourceError",
     "extract_citations",
     "read_eprint",
+    "read_latex_files",
     "structure_nodes",
     "unpack_eprint",
 ]
@@ -357,6 +358,17 @@ def read_eprint(data: bytes, *, name: str = "<e-print>") -> LatexSource:
     ``no_bibliography``) naming ``name``; problems it recovers from are ``LatexSource.warnings``.
     """
     files, warnings = unpack_eprint(data, name=name)
+    return read_latex_files(files, name=name, warnings=warnings)
+
+
+def read_latex_files(files: Mapping[str, bytes], *, name: str = "<LaTeX source>",
+                     warnings: list[str] | None = None) -> LatexSource:
+    """The survey in a LaTeX source given as its files (path -> bytes), by the rules of the module docstring.
+
+    What :func:`read_eprint` reads once the archive is unpacked; ``surge import --format latex`` gives it the
+    files of a folder. Raises the same :class:`SourceError` codes; ``warnings`` collects what it recovers from.
+    """
+    warnings = [] if warnings is None else warnings
     texts = {path: strip_comments(decode_text(blob)) for path, blob in files.items()
              if path.lower().endswith(TEX_EXTENSIONS)}
     if not texts:
