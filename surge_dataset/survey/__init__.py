@@ -16,6 +16,7 @@ Parsing never raises on odd input: every oddity becomes a :class:`Diagnostic`. M
 * :mod:`.model`        ``SurveyNode``, ``Reference``, ``Citation``, ``GeneratedSurvey``, ``Diagnostic``;
 * :mod:`.headings`     which headings each protocol counts (skip rules);
 * :mod:`.tree`         the heading-tree builder both parsers share;
+* :mod:`.citations`    what a numeric citation is for ``paper`` and ``surge import`` (not in math, code, links);
 * :mod:`.official_parse` / :mod:`.paper_parse`  the two readings;
 * :mod:`.diagnostics`  the diagnostics both parsers add;
 * :mod:`.parse`        :func:`parse_survey`, the entry point.
@@ -24,6 +25,7 @@ Parsing never raises on odd input: every oddity becomes a :class:`Diagnostic`. M
 from __future__ import annotations
 
 from ..vocabulary import PROTOCOLS
+from .citations import CitationGroup, citation_groups
 from .decode import decode_survey_bytes, read_survey_file
 from .model import Citation, Diagnostic, GeneratedSurvey, Reference, SurveyNode
 from .official_parse import (
@@ -48,10 +50,12 @@ __all__ = [
     "PAPER_REFERENCE_RE",
     "PROTOCOLS",
     "Citation",
+    "CitationGroup",
     "Diagnostic",
     "GeneratedSurvey",
     "Reference",
     "SurveyNode",
+    "citation_groups",
     "decode_survey_bytes",
     "parse_survey",
     "read_survey_file",

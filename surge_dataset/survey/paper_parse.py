@@ -3,7 +3,8 @@
 The reference list comes from a References / Bibliography / Works Cited section (a heading, or a bare
 ``**References:**`` line) when there is one, else from the main block of ``[n]`` lines anywhere; titles
 are taken whole from ``[n] Title``, ``[n] Authors. (year). *Title*`` and (best effort) ``[n] Authors.
-Title. Venue, year.``; citations ``[3]``, ``[1, 2]``, ``[1-3]``, ``[1; 2]``, ``[1][2]`` are all found;
+Title. Venue, year.``; citations ``[3]``, ``[1, 2]``, ``[1-3]``, ``[1; 2]``, ``[1][2]`` are all found,
+none in math, code or link targets and none citing 0 (:mod:`.citations`, the rule ``surge import`` shares);
 sentences end at ``.``/``?``/``!`` followed by white space (common abbreviations excepted) or at a line
 break; the references section is neither a heading, a content section nor a source of citation instances.
 """
@@ -13,18 +14,18 @@ from __future__ import annotations
 import bisect
 import re
 
+from .citations import CITATION_GROUP_RE, MAX_CITATION_RANGE, citation_groups, expand_citation_range
 from .diagnostics import final_diagnostics, line_list, missing_numbers_diagnostic
 from .headings import PSEUDO_REFERENCES_RE, is_references_node, is_references_title, strip_wrapping_emphasis
 from .model import Citation, Diagnostic, GeneratedSurvey, Reference, walk_nodes
 from .tree import build_tree, to_int
 
+__all__ = ["MARKDOWN_LINK_RE", "MAX_CITATION_RANGE", "PAPER_CITATION_RE", "expand_citation_range", "parse_paper"]
+
 #: CommonMark ATX heading: up to 3 spaces, 1-6 ``#``, white space, title, optional closing ``#`` run.
 PAPER_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-#: A bracketed group of citation numbers: ``[3]``, ``[1, 2]``, ``[1-3]``, ``[1; 2]``, ``[2, 4-6]``.
-PAPER_CITATION_RE = re.compile(
-    r"\[\s*(\d+(?:\s*[-\u2013\u2014]\s*\d+)?(?:\s*[,;]\s*\d+(?:\s*[-\u2013\u2014]\s*\d+)?)*)\s*\]"
-)
-_CITATION_ITEM_RE = re.compile(r"(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?")
+#: A bracketed group of citation numbers; which groups are citations is :mod:`.citations`' rule.
+PAPER_CITATION_RE = CITATION_GROUP_RE
 #: A numbered reference entry: optional list bullet, ``[n]`` (or footnote ``[^n]:``), the entry text.
 PAPER_REFERENCE_RE = re.compile(r"^\s*(?:[-*+]\s+)?\[\^?(\d+)\]\s*[:.)]?\s*(.*?)\s*$")
 _NUMBERED_LIST_RE = re.compile(r"^\s*(\d+)[.)]\s+(\S.*?)\s*$")
@@ -48,8 +49,6 @@ _ABBREVIATIONS = frozenset(
     "prof jr sr st inc ed eds ch et".split()
 )
 _LAST_WORD_RE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
-
-MAX_CITATION_RANGE = 50  # a range [a-b] spanning more numbers than this is kept as its two ends only
 
 
 def _paper_heading(line: str) -> tuple[int, str] | None:
@@ -298,46 +297,19 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
     for node, _depth in walk_nodes(root, prune=is_references_node):
         content = node.content
         ends: list[int] | None = None
-        for match in PAPER_CITATION_RE.finditer(content):
+        for group in citation_groups(content):
             if ends is None:
                 ends = _sentence_ends(content)
-            at = match.start()
+            at = group.start
             k = bisect.bisect_right(ends, at)
             begin = ends[k - 1] if k > 0 else 0
             end = ends[k] if k < len(ends) else len(content)
             sentence = content[begin:end].strip()
-            for cited in _expand_citation_group(match.group(1), diagnostics, node.line):
-                citations.append(Citation(cited, node.title, sentence, at))
+            for item in group.clipped:
+                diagnostics.append(Diagnostic("suspicious_citation_range",
+                                              f"citation range [{item}] kept as its two ends only", node.line or None))
+            citations.extend(Citation(cited, node.title, sentence, at) for cited in group.numbers)
 
     diagnostics.extend(missing_numbers_diagnostic(citations, references))
     diagnostics.extend(final_diagnostics(heading_count, references))
     return GeneratedSurvey(root, references, citations, diagnostics, "paper")
-
-
-def _expand_citation_group(group: str, diagnostics: list[Diagnostic], line: int) -> list[int]:
-    """Numbers of one bracket group (``1, 3-5``), ranges expanded, repeats within the group dropped."""
-    numbers: list[int] = []
-    for item in _CITATION_ITEM_RE.finditer(group):
-        low = to_int(item.group(1))
-        high = to_int(item.group(2)) if item.group(2) else low
-        if low is None or high is None:
-            continue
-        expanded = expand_citation_range(low, high)
-        if len(expanded) != high - low + 1:  # not every number in between was kept
-            diagnostics.append(
-                Diagnostic(
-                    "suspicious_citation_range",
-                    f"citation range [{item.group(0)}] kept as its two ends only",
-                    line or None,
-                )
-            )
-        numbers.extend(expanded)
-    return list(dict.fromkeys(numbers))
-
-
-def expand_citation_range(low: int, high: int) -> list[int]:
-    """The numbers a citation range ``[low-high]`` stands for; a reversed range, or one spanning
-    :data:`MAX_CITATION_RANGE` numbers or more, is read as its two ends (a typo, not 500 citations)."""
-    if high < low or high - low >= MAX_CITATION_RANGE:
-        return [low, high]
-    return list(range(low, high + 1))
