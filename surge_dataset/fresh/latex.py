@@ -50,12 +50,12 @@ file can be told apart; no heading at all -> ``no_sections``; no bibliography wi
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..vocabulary import BROKEN_LATEX, NO_BIBLIOGRAPHY, NO_SECTIONS, NO_TEX, BibliographyKind
-from .bibliography import find_bibliography
+from ..vocabulary import BIB, BROKEN_LATEX, NO_BIBLIOGRAPHY, NO_SECTIONS, NO_TEX, BibliographyKind
+from .bibliography import ParsedBibliography, find_bibliography
 from .eprint_files import (
     MAX_INPUT_DEPTH,
     MAX_UNCOMPRESSED_BYTES,
@@ -82,10 +82,12 @@ __all__ = [
     "MAX_INPUT_DEPTH",
     "MAX_UNCOMPRESSED_BYTES",
     "ROOT_PARENT_ID",
+    "CiteCommand",
     "LatexNode",
     "LatexSource",
     "SourceError",
     "extract_citations",
+    "iter_citations",
     "read_eprint",
     "read_latex_files",
     "structure_nodes",
@@ -151,11 +153,19 @@ _CITE = re.compile(
     r"(?![A-Za-z@])\*?")
 
 
-def extract_citations(latex: str) -> tuple[list[str], str]:
-    """(cite keys in order of appearance, each once, ``\\nocite`` left out; the text without its citations
-    and the spaces or ``~`` before them)."""
-    keys: list[str] = []
-    pieces: list[str] = []
+@dataclass(frozen=True)
+class CiteCommand:
+    """One citation command in LaTeX text: where it stands, its name and its keys (in order, as written)."""
+
+    start: int
+    end: int
+    command: str
+    keys: tuple[str, ...]
+
+
+def iter_citations(latex: str) -> Iterator[CiteCommand]:
+    """Every citation command of ``latex`` (``\\nocite`` included, see ``command``), in order, by the rules of
+    the module docstring: optional arguments skipped, keys split on commas and trimmed."""
     at = 0
     for match in _CITE.finditer(latex):
         if match.start() < at:
@@ -180,13 +190,25 @@ def extract_citations(latex: str) -> tuple[list[str], str]:
                 break
         if not groups:
             continue
-        if command != "nocite":
-            keys.extend(key.strip() for text in groups for key in text.split(",") if key.strip())
-        start = match.start()
+        keys = tuple(key.strip() for text in groups for key in text.split(",") if key.strip())
+        yield CiteCommand(match.start(), end, command, keys)
+        at = end
+
+
+def extract_citations(latex: str) -> tuple[list[str], str]:
+    """(cite keys in order of appearance, each once, ``\\nocite`` left out; the text without its citations
+    and the spaces or ``~`` before them)."""
+    keys: list[str] = []
+    pieces: list[str] = []
+    at = 0
+    for cite in iter_citations(latex):
+        if cite.command != "nocite":
+            keys.extend(cite.keys)
+        start = cite.start
         while start > at and latex[start - 1] in " \t~":
             start -= 1
         pieces.append(latex[at:start])
-        at = end
+        at = cite.end
     pieces.append(latex[at:])
     return list(dict.fromkeys(keys)), "".join(pieces)
 
@@ -362,11 +384,13 @@ def read_eprint(data: bytes, *, name: str = "<e-print>") -> LatexSource:
 
 
 def read_latex_files(files: Mapping[str, bytes], *, name: str = "<LaTeX source>",
-                     warnings: list[str] | None = None) -> LatexSource:
+                     warnings: list[str] | None = None, require_bibliography: bool = True) -> LatexSource:
     """The survey in a LaTeX source given as its files (path -> bytes), by the rules of the module docstring.
 
     What :func:`read_eprint` reads once the archive is unpacked; ``surge import --format latex`` gives it the
     files of a folder. Raises the same :class:`SourceError` codes; ``warnings`` collects what it recovers from.
+    ``require_bibliography=False``: a source without a bibliography is read with an empty one (kind ``bib``, 0
+    entries) instead of raising ``no_bibliography`` (an importer still keeps its sections and text).
     """
     warnings = [] if warnings is None else warnings
     texts = {path: strip_comments(decode_text(blob)) for path, blob in files.items()
@@ -399,7 +423,9 @@ def read_latex_files(files: Mapping[str, bytes], *, name: str = "<LaTeX source>"
 
     bibliography = find_bibliography(all_texts, document, main_file)
     if bibliography is None:
-        raise SourceError(NO_BIBLIOGRAPHY, name, "no entry in a .bbl, a .bib or a thebibliography list")
+        if require_bibliography:
+            raise SourceError(NO_BIBLIOGRAPHY, name, "no entry in a .bbl, a .bib or a thebibliography list")
+        bibliography = ParsedBibliography(BIB)
     return LatexSource(
         title=_document_title(document, macros, warnings, name),
         abstract=_abstract(body if has_begin else document, macros, warnings, name),
