@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from .cli_data import _open_data
@@ -122,19 +123,20 @@ def print_results(results: dict[str, Any], config: EvaluationConfig, out: Path, 
                          "estimated (characters / 4, no usage came back)" if stats.get("usage_estimated") else ""),
                       highlight=False)
     for skipped in results.get("excluded", []):
-        console.print(f"[yellow]excluded:[/] survey {skipped['survey_id']}: {skipped['reason']}", highlight=False)
+        console.print(f"[yellow]excluded:[/] survey {skipped['survey_id']}: {escape(str(skipped['reason']))}",
+                      highlight=False)
     if not quiet:
         from .evaluation.summary import summarise_diagnostics
 
         for kind in summarise_diagnostics(results["surveys"]):
-            console.print(f"[yellow]diagnostic:[/] {kind.line()}", highlight=False)
+            console.print(f"[yellow]diagnostic:[/] {escape(kind.line())}", highlight=False)
     if details is not None:
         records = sum(1 for line in details.read_text(encoding="utf-8").splitlines() if line.strip())
         console.print(f"details: {records:,} records in {details}" if records else
                       f"details: nothing to write to {details}: the surveys have no reference entry, citation or "
                       "per-item record of the chosen metrics", highlight=False)
     for failure in results["failures"]:
-        console.print(f"[red]failed:[/] {failure['path']}: {failure['error']}", highlight=False)
+        console.print(f"[red]failed:[/] {escape(str(failure['path']))}: {escape(str(failure['error']))}", highlight=False)
     return 1 if results["failures"] else 0
 
 

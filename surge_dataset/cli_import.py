@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from .cli_options import data_option
@@ -23,36 +24,45 @@ def import_outputs_command(
     data: str = data_option("its ground-truth titles and corpus resolve the references"),
     threshold: float = typer.Option(
         DEFAULT_THRESHOLD, "--threshold", help="Fuzzy title match: rapidfuzz fuzz.ratio (0-100) on processed titles, at least this."),
+    bib: Path = typer.Option(None, "--bib", help=escape(
+        "Bibliography (.bib or .bbl) for citations by key ([key], [@key], \\cite{key}), instead of the .bib/.bbl beside each survey.")),
     report: Path = typer.Option(None, "--report", help="Report JSON (default: <OUT>.import_report.json beside OUT)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Write into an --out folder that an earlier `surge import` wrote (never into other files)."),
 ) -> None:
-    """Convert other systems' surveys (AutoSurvey, STORM, LLMxMapReduce, SurveyForge, Inspect logs, any Markdown) for `surge evaluate`.
+    """Convert other systems' surveys (AutoSurvey, STORM, LLMxMapReduce, SurveyForge, LaTeX, Inspect logs, any Markdown) for `surge evaluate`.
 
     References resolve to corpus papers by exact normalised title, then fuzzily; the report lists every
     fuzzy match, every reference that did not resolve, and what `surge evaluate` will count per protocol.
-    Exit status 1 when an input could not be imported (an empty file included: a generation run that failed).
+    Each survey's losses are printed (citations without an entry, lines that are no references...).
+    Exit status 1 when an input could not be imported (an empty file or an empty survey included: a
+    generation run that failed; a source of which nothing could be read).
     """
     from .data.dataset import SurgeData
     from .importers import import_outputs, report_path
 
     check_choice("--format", fmt, FORMATS)  # a ChoiceError: one line and exit 2 (cli.py's root)
     result = import_outputs(fmt, source, SurgeData.open(data), out, threshold=threshold, report=report,
-                            overwrite=overwrite)
-    keys = ("references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations", "unmatched_citation_count")
-    table = Table(title=f"{source} ({fmt}) -> {out}")
-    for column in ("survey", "references", "exact", "fuzzy", "unresolved", "citations", "unmatched citations",
-                   "evaluate reads (official / paper)"):
+                            overwrite=overwrite, bib=bib)
+    keys = ("headings", "references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations",
+            "citations_without_entry")
+    table = Table(title=escape(f"{source} ({fmt}) -> {out}"))
+    for column in ("survey", "headings", "references", "exact", "fuzzy", "unresolved", "citations",
+                   "without entry", "evaluate reads citations (official / paper)"):
         table.add_column(column, justify="right")
     for record in [*result.surveys, {"survey_id": "[bold]all", **result.totals}]:
         read = record["evaluate_counts"]
         table.add_row(str(record["survey_id"]), *(str(record[k]) for k in keys),
                       " / ".join(str(read[p].get("citations", 0)) for p in PROTOCOLS))
     out_console.print(table)
+    for record in result.surveys:
+        lost = "; ".join(record["lost"]) or "nothing"
+        console.print(f"survey {record['survey_id']} ({escape(record['source'])}): lost: {escape(lost)}",
+                      highlight=False)
     for skipped in result.skipped:
-        console.print(f"[yellow]skipped:[/] {skipped['source']}: {skipped['reason']}", highlight=False)
-    console.print(f"report (fuzzy matches, unresolved references, how each count is made): "
-                  f"{report or report_path(out)}", highlight=False)
+        console.print(f"[yellow]skipped:[/] {escape(skipped['source'])}: {escape(skipped['reason'])}", highlight=False)
+    console.print(f"report (fuzzy matches, unresolved references, what was lost, how each count is made): "
+                  f"{escape(str(report or report_path(out)))}", highlight=False)
     if result.results:
-        console.print(f"the log's scores, for `surge report`: {result.results}", highlight=False)
+        console.print(f"the log's scores, for `surge report`: {escape(result.results)}", highlight=False)
     if result.skipped or not result.surveys:
         raise typer.Exit(1)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NoReturn, TypeVar
 
 from rich.console import Console, ConsoleDimensions
+from rich.markup import escape
 
 __all__ = ["PIPE_WIDTH", "SurgeConsole", "console", "fail", "make_console", "out_console", "quiet_libraries",
            "reporting_user_errors", "user_errors"]
@@ -53,7 +54,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """A usage error: one red line on stderr and exit status ``code`` (2), no traceback."""
     import typer
 
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a message may hold "[n]"
     raise typer.Exit(code)
 
 

@@ -135,7 +135,7 @@ MetricGroup = Literal["all", "surveygen"]
 METRIC_GROUPS: tuple[MetricGroup, ...] = get_args(MetricGroup)
 
 #: Output layouts ``surge import`` reads (one reader each in ``importers/formats.py``).
-ImportFormat = Literal["autosurvey", "storm", "llmxmr", "surveyforge", "markdown", "inspect"]
+ImportFormat = Literal["autosurvey", "storm", "llmxmr", "surveyforge", "markdown", "latex", "inspect"]
 INSPECT_LOG: Final[ImportFormat] = "inspect"
 IMPORT_FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
 

@@ -182,6 +182,7 @@ def survey_counts(prepared: PreparedSurvey) -> dict[str, int]:
     future = sum(1 for d in resolved if d in prepared.papers and _is_after(prepared.papers[d], prepared.gt))
     missing = sum(1 for c in prepared.citations if c.number not in prepared.references)
     counts = {
+        "headings": len(prepared.parsed.headings()),  # the protocol's section headings (SHR's H_P)
         "references": len(prepared.references),
         "resolved": len(resolved),
         "not_in_corpus": len(prepared.references) - len(resolved),

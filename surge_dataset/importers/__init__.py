@@ -10,7 +10,11 @@ with ``#`` headings, ``[n]`` citations and a reference list of ``[n] <title>`` l
     ``[1; 2]``, ``[^3]``) when the entries are numbered, author-year (``(Smith et al., 2020; Lee, 2019)``,
     ``Smith and Lee (2020)``) when they are not; author-year citations are matched to entries by first
     author's surname and year (``2020a``/``2020b`` by suffix, else in list order). Each entry's title is
-    read by the rule in :mod:`.titles`.
+    read by the rule in :mod:`.titles`. Citations by bibliography key (``[key]``, ``[@key]``, ``\\cite{a,b}``)
+    resolve through the ``.bib`` / ``.bbl`` beside the survey or ``--bib`` (:mod:`.keys`).
+``latex``
+    A ``.tex`` file, a folder holding a LaTeX source, or a folder of them, read by the fresh split's LaTeX
+    reader (:mod:`.latex`): sections as headings, ``\\cite`` keys where they stood, its bibliography.
 ``autosurvey`` / ``surveyforge``
     AutoSurvey's Markdown (SurveyForge writes AutoSurvey's format): as ``markdown``, and when there is no
     numbered reference list, bracketed paper titles ``[Title A; Title B]`` (AutoSurvey's draft before its
@@ -32,18 +36,22 @@ with ``#`` headings, ``[n]`` citations and a reference list of ``[n] <title>`` l
 Every survey is matched to a ground-truth survey by its name when that is a survey id (the folder or file
 under SOURCE; a SOURCE file: its stem, then its folder's name), else by title (its own, then its name;
 normalised exactly, then fuzzily). An empty input (0 bytes, only
-white space, an empty ``content``) is a failure, not an empty survey: it is reported with the inputs that
-could not be read, and the command exits 1. Every reference title resolves by the evaluator's exact rule
+white space, an empty ``content``), an empty survey (no text under any heading, what a failed run leaves) and a
+source of which nothing is kept are failures, not surveys: they are reported with the inputs that could not be
+read, and the command exits 1. Numeric citations are read by the evaluator's ``paper`` rule
+(:mod:`surge_dataset.survey.citations`: never in math, code or link targets, never citing 0). Every reference title resolves by the evaluator's exact rule
 (``Corpus.resolve``: letters a-z, lower-cased), then by rapidfuzz ``fuzz.ratio`` on
 ``rapidfuzz.utils.default_process`` titles at or above ``threshold`` (default 90, recorded). A resolved
 reference is written as the corpus spells its title (so a fuzzy match resolves in ``surge evaluate``
 too); an unresolved one keeps its own title (and scores as not in the corpus). The report lists every
 fuzzy match, every unresolved reference with its nearest corpus title, every written title the released
-reference pattern cannot read back (resolved or not), and what ``surge evaluate`` counts in each written
-file under each protocol, beside the importer's own count (the report's ``counting`` says why they differ).
+reference pattern cannot read back (resolved or not), what was lost and why, and what ``surge evaluate``
+counts in each written file under each protocol, beside the importer's own count (the report's ``counting``
+says why they differ). No References section is written for a survey without an entry.
 
 One module per job: :mod:`.records` (the records and formats), :mod:`.markdown` (reading a Markdown
-survey and its reference list), :mod:`.titles` (a reference entry's title), :mod:`.formats` (the readers
+survey and its reference list), :mod:`.titles` (a reference entry's title), :mod:`.keys` (citations by
+bibliography key and the bibliography), :mod:`.latex` (LaTeX sources), :mod:`.formats` (the readers
 per source format), :mod:`.resolution` (reference titles -> corpus papers, peer surveys -> ground-truth
 surveys), :mod:`.convert` (citations renumbered, the evaluator's Markdown written) and :mod:`.report` (the
 import and its report). The public names are re-exported here.

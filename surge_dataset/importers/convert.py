@@ -1,5 +1,9 @@
-"""Conversion to the evaluator's layout: citations (numeric, author-year, bracketed titles) renumbered by
-first use, and the reference list written with every title resolved to the corpus where possible."""
+"""Conversion to the evaluator's layout: citations (numeric, by bibliography key, author-year, bracketed titles)
+renumbered by first use, and the reference list written with every title resolved to the corpus where possible.
+
+Numeric citations are read by the rule the evaluator's ``paper`` reading uses (:mod:`surge_dataset.survey.citations`:
+never in math, code or link targets, never citing 0); every other form is looked for only where that rule looks.
+"""
 
 from __future__ import annotations
 
@@ -8,18 +12,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..normalise import normalise_title
+from ..survey.citations import CITATION_GROUP_RE, read_citation_group, split_protected
+from ..survey.headings import is_references_title, paper_heading_skipped, strip_wrapping_emphasis
 from ..survey.official_parse import official_reference
-from ..survey.paper_parse import expand_citation_range
-from .markdown import _FENCE_RE, _HEADING_RE, _YEAR_RE, _first_surname
+from ..survey.tree import FENCE_RE
+from .keys import KEY_GROUP_RE, cites_as_keys, key_citation
+from .markdown import _HEADING_RE, _YEAR_RE, _first_surname
 from .records import PeerDocument, RefEntry
 from .resolution import TitleMatcher
 
 # ------------------------------------------------------------------------------------------ citations
 
-_NUMERIC_RE = re.compile(
-    r"\[\^?\s*(\d{1,6}(?:\s*[-\u2013\u2014]\s*\d{1,6})?(?:\s*[,;]\s*\d{1,6}(?:\s*[-\u2013\u2014]\s*\d{1,6})?)*)\s*\](?!\()"
-)
-_ITEM_RE = re.compile(r"(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?")
 _NAME = r"[A-Z][\w'\u2019-]+"
 _NARRATIVE_RE = re.compile(
     rf"\b({_NAME}(?:\s+(?:et\s+al\.?|(?:and|&)\s+{_NAME}))?)\s+\(((?:19|20)\d{{2}}[a-z]?)\)"
@@ -31,16 +34,6 @@ _BRACKET_AUTHOR_RE = re.compile(
 _PAREN_RE = re.compile(r"\(([^()]*?\b(?:19|20)\d{2}[a-z]?\b[^()]*)\)")
 _PLACEHOLDER_RE = re.compile("\x00(\\d+)\x01")
 _TITLE_CITE_RE = re.compile(r"\[([^\[\]\n]{12,400})\](?!\()")
-
-
-def _expand(group: str) -> list[str]:
-    numbers: list[str] = []
-    for item in _ITEM_RE.finditer(group):
-        low = int(item.group(1))
-        high = int(item.group(2)) if item.group(2) else low
-        span = expand_citation_range(low, high)
-        numbers.extend(str(n) for n in span)
-    return list(dict.fromkeys(numbers))
 
 
 class _Numbering:
@@ -81,16 +74,28 @@ def _match_author_year(index: dict[tuple[str, str], list[int]], surname: str, ye
 
 def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) -> str:
     """The body with every recognised citation written as ``[n][m]`` (new numbers by first use)."""
-    out_lines: list[str] = []
-    in_fence = False
     ay_index = _author_year_keys(doc) if doc.author_year else {}
 
     def numeric(match: re.Match[str]) -> str:
-        keys = _expand(match.group(1))
+        read = read_citation_group(match.group(1))
+        if read is None:  # [0], [0, 1]: an interval or an index
+            return match.group(0)
+        keys = [str(n) for n in read[0]]
         stats["citations"] += len(keys)
         missing = [k for k in keys if k not in doc.references]
         stats["citations_without_entry"] += len(missing)
+        stats["numbers_without_entry"].update(missing)
         return numbering.marks(keys)
+
+    def keyed(match: re.Match[str]) -> str:
+        keys = key_citation(match.group(1), doc.bibliography)
+        if keys is None:  # "[Structure]": a bracketed word, not a key
+            return match.group(0)
+        stats["citations"] += len(keys)
+        missing = [k for k in keys if not (k in doc.bibliography and doc.bibliography[k].title)]
+        stats["citations_without_entry"] += len(missing)
+        stats["keys_without_entry"].update(missing)
+        return numbering.marks([f"key:{k}" for k in keys])
 
     def narrative(match: re.Match[str]) -> str:
         found = _match_author_year(ay_index, _first_surname(match.group(1)), match.group(2))
@@ -158,7 +163,7 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
     handlers: list[tuple[re.Pattern[str], Any]] = []
     if doc.author_year:
         handlers += [(_NARRATIVE_RE, narrative), (_PAREN_RE, parenthetical)]
-    handlers += [(_NUMERIC_RE, numeric), (_BRACKET_AUTHOR_RE, bracketed_author)]
+    handlers += [(CITATION_GROUP_RE, numeric), (KEY_GROUP_RE, keyed), (_BRACKET_AUTHOR_RE, bracketed_author)]
     if use_titles:
         handlers.append((_TITLE_CITE_RE, titled))
     # One left-to-right pass over all citation forms, so numbers follow the order of first use.
@@ -169,14 +174,32 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         pattern, handler = handlers[i]
         return handler(pattern.fullmatch(match.group(0)))
 
-    for line in doc.body.split("\n"):
-        if _FENCE_RE.match(line):
+    # math, code, link targets and heading lines are left as they are
+    pieces = split_protected(doc.body, _heading_spans(doc.body))
+    return "".join(piece if protected else _PLACEHOLDER_RE.sub(r"[\1]", combined.sub(dispatch, cites_as_keys(piece)))
+                   for piece, protected in pieces)
+
+
+def _heading_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every ATX heading line outside code fences."""
+    spans, offset, in_fence = [], 0, False
+    for line in text.split("\n"):
+        if FENCE_RE.match(line):
             in_fence = not in_fence
-        if in_fence or _HEADING_RE.match(line):
-            out_lines.append(line)
-            continue
-        out_lines.append(_PLACEHOLDER_RE.sub(r"[\1]", combined.sub(dispatch, line)))
-    return "\n".join(out_lines)
+        elif not in_fence and _HEADING_RE.match(line):
+            spans.append((offset, offset + len(line)))
+        offset += len(line) + 1
+    return spans
+
+
+def count_headings(text: str) -> int:
+    """The section headings of written Markdown, as the ``paper`` reading counts them: ATX headings outside
+    code fences, less References and Abstract headings and empty ones."""
+    count = 0
+    for start, end in _heading_spans(text):
+        title = strip_wrapping_emphasis(_HEADING_RE.match(text[start:end]).group(2))  # type: ignore[union-attr]
+        count += not (paper_heading_skipped(title) or is_references_title(title))
+    return count
 
 
 # ------------------------------------------------------------------------------------------ conversion
@@ -194,17 +217,45 @@ def _official_reads(line: str, title: str) -> bool:
     return parsed is not None and normalise_title(parsed) == normalise_title(title)
 
 
+def _shown(items: list[str], limit: int = 10) -> str:
+    return ", ".join(items[:limit]) + (f" ... ({len(items)} in all)" if len(items) > limit else "")
+
+
+def _losses(doc: PeerDocument, stats: dict[str, Any], listed: int) -> list[str]:
+    """What the conversion could not keep, and why (the reader's losses first)."""
+    lost = list(doc.lost)
+    numbers = sorted(stats["numbers_without_entry"], key=int)
+    if numbers:
+        lost.append(f"{len(numbers)} cited number(s) with no entry in the reference list: "
+                    f"{_shown([f'[{n}]' for n in numbers])} (written with a number and no reference line)")
+    keys = sorted(stats["keys_without_entry"])
+    if keys:
+        why = ("no entry (or no title) in " + ", ".join(doc.bibliography_files) if doc.bibliography_files
+               else "no .bib or .bbl beside the survey (give --bib FILE)")
+        lost.append(f"{len(keys)} cited key(s) with {why}: {_shown(keys)} (written with a number and no reference line)")
+    if stats["unmatched_citations"]:
+        lost.append(f"{len(stats['unmatched_citations'])} author-year citation(s) match no entry, left as text: "
+                    f"{_shown(stats['unmatched_citations'], 5)}")
+    if not listed and not doc.reference_list and not doc.bibliography:
+        lost.append("no reference list in the source: none is written")
+    return lost
+
+
 def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dict[str, Any]]:
     """(evaluator Markdown, report record) of one peer survey: citations renumbered by first use, every
-    entry listed (uncited ones after the cited), resolved titles written as the corpus spells them (as the
-    baselines write them), unresolved ones as the peer wrote them."""
-    stats: dict[str, Any] = {"citations": 0, "citations_without_entry": 0, "unmatched_citations": []}
+    entry listed (uncited ones after the cited; of a bibliography, only the cited), resolved titles written as
+    the corpus spells them (as the baselines write them), unresolved ones as the peer wrote them. No
+    References section is written when there is no entry."""
+    stats: dict[str, Any] = {"citations": 0, "citations_without_entry": 0, "unmatched_citations": [],
+                             "numbers_without_entry": set(), "keys_without_entry": set()}
     numbering = _Numbering()
     body = _rewrite(doc, numbering, stats)
     entries: dict[str, RefEntry] = dict(doc.references)
     entries.update({f"ay:{i}": e for i, e in enumerate(doc.author_year)})
     for key in entries:  # uncited entries keep a number after the cited ones, in list order
         numbering(key)
+    entries.update({key: doc.bibliography[key[4:]] for key in numbering.number
+                    if key.startswith("key:") and doc.bibliography.get(key[4:], RefEntry("", "")).title})
     listed = sorted(((numbering.number[k], k) for k in entries), key=lambda x: x[0])
     resolutions = matcher.resolve([entries[k].title for _, k in listed])
     lines, fuzzy, unresolved, unreadable = [], [], [], []
@@ -221,9 +272,11 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dic
         elif found["method"] is None:
             unresolved.append({"number": number, "title": entry.title, "raw": entry.raw[:300],
                                "nearest_corpus_title": found["corpus_title"], "nearest_score": found["score"]})
-    markdown = body.rstrip() + "\n\n# References\n\n" + "\n".join(lines) + ("\n" if lines else "")
+    markdown = body.rstrip() + "\n" + ("\n# References\n\n" + "\n".join(lines) + "\n" if lines else "")
     methods = [r["method"] for r in resolutions]
+    cited_keys = sum(1 for key in numbering.number if key.startswith("key:"))
     record = {
+        "headings": count_headings(body),
         "references": len(listed),
         "resolved_exact": methods.count("exact"),
         "resolved_fuzzy": methods.count("fuzzy"),
@@ -239,6 +292,10 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dic
         # or not: under --protocol official a resolved one is not found in the corpus (as in the released
         # evaluator), and what it does read ("official_reads") may even match another paper
         "unreadable_by_official": unreadable,
+        "keys_without_entry": sorted(stats["keys_without_entry"]),
+        "bibliography": {"files": list(doc.bibliography_files), "entries": len(doc.bibliography),
+                         "cited": cited_keys} if doc.bibliography_files else None,
+        "lost": _losses(doc, stats, len(listed)),
         "notes": list(doc.notes),
     }
     return markdown, record

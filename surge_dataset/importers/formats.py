@@ -1,5 +1,5 @@
-"""Readers per source format (``markdown``, ``autosurvey`` / ``surveyforge``, ``storm``, ``llmxmr``): each
-yields :class:`PeerDocument` records, or ``(source, reason)`` for what it has to skip.
+"""Readers per source format (``markdown``, ``autosurvey`` / ``surveyforge``, ``storm``, ``llmxmr``, ``latex``,
+``inspect``): each yields :class:`PeerDocument` records, or ``(source, reason)`` for what it has to skip.
 
 :data:`READERS` is the one list of formats: :data:`FORMATS` (and so ``surge import --format``) is read off
 it, and ``tests/test_registries.py`` checks it names the words of :data:`~surge_dataset.vocabulary.ImportFormat`.
@@ -14,6 +14,8 @@ from typing import Any
 
 from ..survey import decode_survey_bytes
 from ..vocabulary import ImportFormat, check_choice
+from .keys import Bibliography, bibliography_beside, read_bibliography
+from .latex import read_latex_documents
 from .markdown import read_markdown
 from .records import STORM_ARTICLES, TEXT_SUFFIXES, PeerDocument, RefEntry, SourceNotFoundError
 
@@ -48,15 +50,24 @@ def _pick_file(folder: Path) -> tuple[Path | None, str | None]:
         return files[0], None
     if len(markdown) == 1:
         return markdown[0], None
+    latex = sorted(p.name for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".tex")
+    if not files and latex:
+        return None, f"no Markdown or text file, but LaTeX ({', '.join(latex[:3])}): import it with --format latex"
     return None, f"{len(files)} text files and {len(markdown)} Markdown files: cannot tell which is the survey"
 
 
-def _markdown_document(path: Path, key: str, title_citations: bool) -> Item:
+def _markdown_document(path: Path, key: str, title_citations: bool, own_folder: bool) -> Item:
+    """One Markdown survey, with the bibliography beside it (``.bib`` / ``.bbl``) for citations by key."""
     text = _read_text(path)
     problem = _empty(path, text)
     if problem is not None:
         return str(path), problem
-    return read_markdown(text, key, str(path), title_citations=title_citations)
+    doc = read_markdown(text, key, str(path), title_citations=title_citations)
+    beside = bibliography_beside(path, own_folder=own_folder)
+    if beside:
+        bibliography = read_bibliography(beside)
+        doc.bibliography, doc.bibliography_files = bibliography.entries, bibliography.files
+    return doc
 
 
 def _markdown_documents(root: Path, title_citations: bool) -> Iterator[Item]:
@@ -68,12 +79,12 @@ def _markdown_documents(root: Path, title_citations: bool) -> Iterator[Item]:
             if path is None:
                 yield str(entry), problem or "no file"
                 continue
-            key = entry.name
+            key, own_folder = entry.name, True
         elif entry.suffix.lower() in TEXT_SUFFIXES:
-            path, key = entry, entry.stem
+            path, key, own_folder = entry, entry.stem, False
         else:
             continue
-        yield _markdown_document(path, key, title_citations)
+        yield _markdown_document(path, key, title_citations, own_folder)
 
 
 def _storm_references(info: Any) -> dict[str, RefEntry] | str:
@@ -111,7 +122,7 @@ def _storm_documents(root: Path) -> Iterator[Item]:
         doc.title = folder.name.replace("_", " ")
         info_path = folder / "url_to_info.json"
         if not info_path.is_file():
-            doc.notes.append("url_to_info.json is absent: citations have no titles")
+            doc.lost.append("url_to_info.json is absent: citations have no titles, so no reference is written")
             yield doc
             continue
         try:
@@ -121,7 +132,7 @@ def _storm_documents(root: Path) -> Iterator[Item]:
         if isinstance(references, str):
             yield str(info_path), references
             continue
-        doc.references = references
+        doc.references, doc.reference_list = references, True
         yield doc
 
 
@@ -173,9 +184,11 @@ def _llmxmr_documents(root: Path) -> Iterator[Item]:
             if isinstance(papers, list) and papers:
                 doc.references = {str(n): RefEntry(str(p.get("title") or ""), str(p.get("url") or ""))
                                   for n, p in enumerate(papers, 1) if isinstance(p, dict)}
+                doc.reference_list = True
             elif isinstance(record.get("ref_str"), str):
                 refs = read_markdown("x\n\n" + record["ref_str"], doc.key, source).references
                 doc.references = refs or doc.references
+                doc.reference_list = doc.reference_list or bool(refs)
             yield doc
 
 
@@ -183,7 +196,7 @@ def _markdown_files(root: Path, title_citations: bool) -> Iterator[Item]:
     """One Markdown file (named by its stem, else its folder's name), or a folder of them (``DIR/<name>/<one
     file>`` or ``DIR/<name>.md``)."""
     if root.is_file():
-        item = _markdown_document(root, root.stem, title_citations)
+        item = _markdown_document(root, root.stem, title_citations, own_folder=False)
         if isinstance(item, PeerDocument):
             item.aliases.append(root.resolve().parent.name)
         return iter([item])
@@ -214,18 +227,34 @@ READERS: dict[ImportFormat, Callable[[Path], Iterator[Item]]] = {
     "llmxmr": _llmxmr_documents,
     "surveyforge": _autosurvey_reader,  # SurveyForge writes AutoSurvey's format
     "markdown": _markdown_reader,
+    "latex": read_latex_documents,
     "inspect": _inspect_reader,
 }
 FORMATS: tuple[ImportFormat, ...] = tuple(READERS)
 
 
-def read_documents(fmt: str, source: str | Path) -> Iterator[Item]:
+def read_documents(fmt: str, source: str | Path, *, bib: str | Path | None = None) -> Iterator[Item]:
     """Every peer survey under ``source`` in format ``fmt``; a ``(path, reason)`` pair for each input that
-    cannot be read as one (an empty file among them: a run that failed). An unknown ``fmt`` is a
-    :class:`~surge_dataset.vocabulary.ChoiceError` naming the formats and the closest one; a missing
-    ``source`` a :class:`SourceNotFoundError`."""
+    cannot be read as one (an empty file among them: a run that failed). ``bib``: the bibliography that
+    resolves citations by key (``.bib`` or ``.bbl``), instead of the one beside each survey. An unknown
+    ``fmt`` is a :class:`~surge_dataset.vocabulary.ChoiceError` naming the formats and the closest one; a
+    missing ``source`` or ``bib`` a :class:`SourceNotFoundError`."""
     check_choice("format", fmt, FORMATS)
     root = Path(source)
     if not root.exists():
         raise SourceNotFoundError(f"{root}: no such file or folder")
-    return READERS[fmt](root)  # type: ignore[index]  # checked above
+    if bib is None:
+        return READERS[fmt](root)  # type: ignore[index]  # checked above
+    if not Path(bib).is_file():
+        raise SourceNotFoundError(f"--bib {bib}: no such file")
+    bibliography = read_bibliography([Path(bib)])
+    if not bibliography.entries:
+        raise SourceNotFoundError(f"--bib {bib}: no BibTeX or .bbl entry in it")
+    return _with_bibliography(READERS[fmt](root), bibliography)  # type: ignore[index]
+
+
+def _with_bibliography(items: Iterator[Item], bibliography: Bibliography) -> Iterator[Item]:
+    for item in items:
+        if isinstance(item, PeerDocument):
+            item.bibliography, item.bibliography_files = bibliography.entries, bibliography.files
+        yield item

@@ -104,11 +104,17 @@ def _starts_author_year_entry(line: str, previous: str) -> bool:
     return bool(_AUTHORS_START_RE.match(line.strip())) and bool(_YEAR_RE.search(previous))
 
 
+#: A ``[n]`` inside a line of a numbered list (a PDF rendering puts several entries on one line).
+_INNER_ENTRY_RE = re.compile(r"(?<=\S)(?=\s*\[\^?\d{1,6}\]\s*:?\s+\S)")
+
+
 def _entries(lines: list[str]) -> list[str]:
-    """Reference entries of a region: each marked line starts one; an unmarked line continues the entry
-    above it unless a blank line separates them or it starts a new author-year entry."""
+    """Reference entries of a region: each marked line starts one (in a numbered list, each ``[n]``, wherever
+    it stands in its line); an unmarked line continues the entry above it unless a blank line separates them or
+    it starts a new author-year entry."""
     entries: list[str] = []
     blank = True
+    numbered = any(_BRACKET_ENTRY_RE.match(line) for line in lines)
     for line in lines:
         if not line.strip():
             blank = True
@@ -116,12 +122,31 @@ def _entries(lines: list[str]) -> list[str]:
         if _HEADING_RE.match(line):
             blank = True
             continue
-        if entries and not blank and not _MARKER_RE.match(line) and not _starts_author_year_entry(line, entries[-1]):
-            entries[-1] += " " + line.strip()
-        else:
-            entries.append(line.strip())
+        first, *others = _INNER_ENTRY_RE.split(line) if numbered else [line]
+        if entries and not blank and not _MARKER_RE.match(first) and not _starts_author_year_entry(first, entries[-1]):
+            entries[-1] += " " + first.strip()
+        elif first.strip():
+            entries.append(first.strip())
+        entries.extend(other.strip() for other in others)
         blank = False
     return entries
+
+
+#: A line that stands in for references rather than being one: ``[Placeholder for references]``, ``(to be
+#: added)``, ``Insert citations here``. Wholly bracketed text without a year, or text opening with
+#: ``placeholder`` or an instruction and speaking of references.
+_BRACKETED_RE = re.compile(r"^\W*(?:\[[^\[\]]*\]|\([^()]*\)|<[^<>]*>)\W*$")
+_INSTRUCTION_RE = re.compile(
+    r"^\W*(?:place-?\s?holder|insert|add|include|list|provide|populate|todo|tbd|to be (?:added|completed|filled))\b"
+    r".*\b(?:references?|citations?|sources?|bibliograph\w*|place-?\s?holder)\b", re.I)
+
+
+def _is_placeholder(entry: str) -> bool:
+    """Whether a reference-list entry is a placeholder or an instruction, by :data:`_INSTRUCTION_RE`'s rule."""
+    text = _BULLET_RE.sub("", entry).replace("*", "").strip()
+    if _BRACKET_ENTRY_RE.match(text):
+        return False
+    return bool(_BRACKETED_RE.match(text) and not _YEAR_RE.search(text)) or bool(_INSTRUCTION_RE.match(text))
 
 
 _INITIAL_RE = re.compile(r"^(?:[A-Z]\.?){1,3}$|^[A-Z]\.(?:-?[A-Z]\.)*$")
@@ -156,22 +181,51 @@ def read_markdown(text: str, key: str, source: str, *, title_citations: bool = F
     drop = {i for start, end in regions for i in range(start, end)}
     region_lines = [lines[i] for start, end in regions for i in range(start + 1 if _is_marker_line(lines[start]) else start, end)]
     body = "\n".join(line for i, line in enumerate(lines) if i not in drop).rstrip() + "\n"
-    entries = _entries(region_lines)
-    doc = PeerDocument(key, source, _document_title(lines), body, title_citations=title_citations)
+    doc = PeerDocument(key, source, _document_title(lines), body, title_citations=title_citations,
+                       reference_list=bool(regions))
+    entries = []
+    for entry in _entries(region_lines):
+        if _is_placeholder(entry):
+            doc.lost.append(f"{entry[:80]!r} in the reference list is a placeholder or an instruction, not a reference")
+        else:
+            entries.append(entry)
     numbered = [(m, e) for e in entries if (m := _NUMBERED_ENTRY_RE.match(e)) and m.group(3)]
     titles = entry_titles([m.group(3) for m, _ in numbered] if numbered else entries)
     if numbered:
         for (match, entry), title in zip(numbered, titles, strict=True):
             number = str(int(match.group(1) or match.group(2)))
             if number in doc.references:
-                doc.notes.append(f"reference [{number}] listed twice; the first is kept")
+                doc.lost.append(f"reference [{number}] listed twice; the first is kept")
                 continue
             doc.references[number] = RefEntry(title, entry)
-        if len(numbered) < len(entries):
-            doc.notes.append(f"{len(entries) - len(numbered)} unnumbered line(s) in a numbered reference list ignored")
+        unnumbered = [e for e in entries if not ((m := _NUMBERED_ENTRY_RE.match(e)) and m.group(3))]
+        if unnumbered:
+            shown = "; ".join(repr(e[:60]) for e in unnumbered[:5]) + (" ..." if len(unnumbered) > 5 else "")
+            doc.lost.append(f"{len(unnumbered)} unnumbered line(s) in a numbered reference list ignored "
+                            f"(no [n] to cite them by): {shown}")
     else:
         doc.author_year = [_author_year_entry(e, t) for e, t in zip(entries, titles, strict=True)]
     return doc
+
+
+#: LaTeX markup that tells a LaTeX source from Markdown.
+_LATEX_RE = re.compile(r"\\documentclass\b|\\begin\{document\}|^\s*\\(?:sub)*section\*?\{", re.M)
+
+
+def text_problem(doc: PeerDocument) -> str | None:
+    """Why ``doc`` is no survey to import, or None: LaTeX read as Markdown, or no text under any heading (a
+    failed generation: a title and an empty References heading)."""
+    if _LATEX_RE.search(doc.body):
+        return "a LaTeX source (\\section, \\begin{document}), not Markdown: import it with --format latex"
+    lines = [line for line in doc.body.split("\n") if line.strip()]
+    headings = [_clean_heading(m.group(2)) for line in lines if (m := _HEADING_RE.match(line))]
+    if len(headings) < len(lines):
+        return None
+    shown = ", ".join(repr(h[:60]) for h in headings[:3]) + (" ..." if len(headings) > 3 else "")
+    what = f"only {len(headings)} heading(s) ({shown})" if headings else "no text"
+    listed = len(doc.references) + len(doc.author_year)
+    refs = f"{listed} reference(s)" if listed else ("an empty reference list" if doc.reference_list else "no reference list")
+    return f"an empty survey: {what} and {refs}, no text under any heading (did the generation run fail?)"
 
 
 def _is_marker_line(line: str) -> bool:

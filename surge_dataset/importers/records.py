@@ -37,7 +37,9 @@ class PeerDocument:
     """One peer survey before conversion: Markdown text without its reference list, and the references.
 
     ``references`` maps a numeric citation key (``"3"``) to its entry; ``author_year`` holds unnumbered
-    entries in list order; ``title_citations`` allows ``[Title; Title]`` citations (AutoSurvey drafts).
+    entries in list order; ``title_citations`` allows ``[Title; Title]`` citations (AutoSurvey drafts);
+    ``bibliography`` maps cite keys to entries (a ``.bib`` / ``.bbl`` or a LaTeX source's), of which only the
+    cited ones are listed. ``lost`` says what the reader could not keep and why; ``notes`` what else to know.
     """
 
     key: str  # the folder or file stem that names the survey (a record's position when a file holds several)
@@ -47,5 +49,9 @@ class PeerDocument:
     references: dict[str, RefEntry] = field(default_factory=dict)
     author_year: list[RefEntry] = field(default_factory=list)
     title_citations: bool = False
+    bibliography: dict[str, RefEntry] = field(default_factory=dict)
+    bibliography_files: list[str] = field(default_factory=list)
+    reference_list: bool = False  # the source has a reference list (a section, a trailing [n] block, a file)
     notes: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)  # other names, tried after key: a SOURCE file's folder

@@ -15,6 +15,7 @@ from ..output_folder import check_output_folder, write_marker
 from ..vocabulary import INSPECT_LOG, PROTOCOLS
 from .convert import convert_document
 from .formats import read_documents
+from .markdown import text_problem
 from .records import DEFAULT_THRESHOLD
 from .resolution import TitleMatcher, _survey_matcher
 
@@ -36,7 +37,7 @@ class ImportReport:
 
     @property
     def totals(self) -> dict[str, Any]:
-        keys = ("references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations",
+        keys = ("headings", "references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations",
                 "citations_without_entry", "unmatched_citation_count")
         evaluated = {p: Counter[str]() for p in PROTOCOLS}
         for record in self.surveys:
@@ -52,15 +53,21 @@ class ImportReport:
 
 #: How the report counts, written into it: why ``citations`` and ``surge evaluate``'s counts can differ.
 COUNTING = {
+    "headings": "section headings written, as the paper reading counts them (References, Abstract and empty "
+                "headings are not sections; headings in code blocks are not headings)",
     "citations": "citation marks recognised in the input and written as [n] (a group [1, 2] counts 2; "
-                 "author-year and bracketed-title citations included; headings and code blocks are not read)",
+                 "citations by bibliography key, author-year and bracketed-title citations included; headings, "
+                 "math, code and link targets are not read: surge_dataset.survey.citations, the paper reading's "
+                 "rule)",
+    "references": "reference lines written: the source's list, or the cited entries of its bibliography; none "
+                  "(and no References heading) when there is no entry",
+    "lost": "per survey, what the import could not keep and why",
     "evaluate_counts": "per protocol, the 'counts' `surge evaluate --protocol P` records for the written file "
                        "(it reads the file back as evaluate does). official, as the released evaluator, also "
                        "counts the [n] that opens each reference line, skips text before the first heading and "
                        "under headings containing 'root' or 'Abstract:', and keeps only the reference titles its "
-                       "pattern reads (unreadable_by_official). paper counts the citations of the text, text "
-                       "before the first heading included; it differs from 'citations' only by [n] left in code "
-                       "blocks, which the importer does not read",
+                       "pattern reads (unreadable_by_official). paper's headings, references and citations equal "
+                       "the importer's",
     "unreadable_by_official": "written reference lines whose title the released pattern cuts or loses, resolved "
                               "or not, with what it reads instead (official_reads, null: no title at all)",
 }
@@ -81,11 +88,14 @@ def import_outputs(
     threshold: float = DEFAULT_THRESHOLD,
     report: str | Path | None = None,
     overwrite: bool = False,
+    bib: str | Path | None = None,
 ) -> ImportReport:
     """Convert every peer survey under ``source`` into ``out/<survey_id>/survey.md``; write the report.
 
     ``out`` is new, empty, or an earlier import (written into only with ``overwrite``); never the input,
-    the dataset or a folder of other files.
+    the dataset or a folder of other files. ``bib``: the bibliography for citations by key, instead of the
+    one beside each survey. An empty survey (no text under any heading) and one of which nothing is kept (no
+    heading, citation or reference read) are failures, not written.
     """
     out = Path(out)
     check_output_folder(out, "imported-surveys", overwrite=overwrite, adds_to_existing=False,
@@ -104,9 +114,12 @@ def import_outputs(
                "exact_rule": "letters a-z of the lower-cased title (Corpus.resolve)"},
     )
     taken: dict[int, str] = {}
-    for item in read_documents(fmt, source):
+    for item in read_documents(fmt, source, bib=bib):
         if isinstance(item, tuple):
             result.skipped.append({"source": item[0], "reason": item[1]})
+            continue
+        if (problem := text_problem(item)) is not None:
+            result.skipped.append({"source": item.source, "reason": problem})
             continue
         survey_id, how = match_survey(item)
         if survey_id is None:
@@ -115,8 +128,13 @@ def import_outputs(
         if survey_id in taken:
             result.skipped.append({"source": item.source, "reason": f"survey {survey_id} already imported from {taken[survey_id]}"})
             continue
-        taken[survey_id] = item.source
         markdown, record = convert_document(item, matcher)
+        if not (record["headings"] or record["citations"] or record["references"]):
+            result.skipped.append({"source": item.source, "reason": (
+                "nothing kept: no heading, citation or reference was read in a non-empty source (is --format "
+                f"{fmt} right?); lost: " + "; ".join(record["lost"] or ["-"]))})
+            continue
+        taken[survey_id] = item.source
         target = out / str(survey_id) / "survey.md"
         write_marker(out, "imported-surveys", "surge import")  # with the first survey: no empty folder left
         atomic_write_text(target, markdown)
