@@ -195,6 +195,19 @@ def test_paper_citation_range_is_capped_and_en_dash_accepted() -> None:
     assert [d.code for d in survey.diagnostics].count("suspicious_citation_range") == 2
 
 
+@pytest.mark.parametrize(("text", "cited"), [
+    ("It costs $5 [1] and $10 [2].", [1, 2]),  # dollars, not math: a closing $ has no space before it
+    ("With $\\gamma \\in [0, 1]$ and $x_{[2]}$ we cite [3].", [3]),  # inline math
+    ("Display $$\n[4]\n$$ and \\( [5] \\) and \\[ [6] \\] then [7].", [7]),  # display and bracket math
+    ("Code `[1]`, ``a ` [2]`` and [3].", [3]),  # inline code spans of one or two backticks
+    ("A [3](https://x.org/[4]) link, a footnote [^5] and [6].", [5, 6]),  # link text and target are no citation
+    ("Indices [0], [0, 1], [0-3] and [2].", [2]),  # a group holding 0 is an interval or an index
+    ("An escaped \\$ [1] and [2]$ stays text.", [1, 2]),  # \$ opens no math
+])
+def test_paper_citations_skip_math_code_and_links(text: str, cited: list[int]) -> None:
+    assert [c.number for c in parse_survey(f"# S\n\n{text}\n", "paper").citations] == cited
+
+
 def test_paper_duplicate_numbers_in_one_group_count_once() -> None:
     survey = parse_survey("# S\nSame twice [6; 6].\n\n## References\n[6] Six\n", "paper")
     assert [c.number for c in survey.citations] == [6]
