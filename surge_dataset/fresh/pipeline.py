@@ -81,7 +81,7 @@ TOO_LARGE = "too_large"
 LOW_EXTRACT_RATE, NO_CITATIONS = "low_extract_rate", "no_citations"
 #: Codes of candidates dropped because something could not be fetched: a rerun asks again.
 TRANSIENT = (NOT_FETCHED, LOOKUP_FAILED)
-VERSIONED = ("surge-bench", "arxiv", "pyalex", "semanticscholar", "rapidfuzz", "requests")
+VERSIONED = ("surge-bench", "feedparser", "bibtexparser", "pyalex", "semanticscholar", "rapidfuzz", "requests")
 
 
 @dataclass
