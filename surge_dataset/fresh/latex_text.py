@@ -82,6 +82,8 @@ _KEPT_ARGUMENT_MACROS: tuple[tuple[str, str, int], ...] = (
     ("textcolor", "{{", 2), ("colorbox", "{{", 2), ("text", "{", 1), ("enquote", "{", 1),
     ("textsuperscript", "{", 1), ("textsubscript", "{", 1), ("mathrm", "{", 1), ("mathbf", "{", 1),
     ("mathit", "{", 1), ("operatorname", "{", 1),
+    # bibliography markup of ACM-Reference-Format and natbib styles: the field's value, not its name
+    ("bibinfo", "{{", 2), ("bibfield", "{{", 2), ("showarticletitle", "{", 1), ("natexlab", "{", 1),
 )
 
 _SYMBOLS: Mapping[str, str] = {"S": "§", "LaTeX": "LaTeX", "TeX": "TeX", "BibTeX": "BibTeX", "P": "¶",
