@@ -15,9 +15,11 @@ A source with no entry is skipped (an empty ``.bbl`` falls through to the ``.bib
 (the caller raises ``no_bibliography``).
 
 Titles in a ``thebibliography`` list, in this order: ACM's ``\\showarticletitle{..}`` or ``\\bibinfo{title}{..}``,
-else ACM's ``\\bibinfo{booktitle}{..}`` (a book or proceedings cited whole); else a quoted ````Title,''`` in the
-entry's first block (IEEE styles, ``ieeetr``/``IEEEtran``, quote the title after the authors and print a ``note``
-as a trailing ``\\newblock``, which must not become the title); else the second ``\\newblock`` block (BibTeX's
+else ACM's ``\\bibinfo{booktitle}{..}`` (how ``ACM-Reference-Format`` writes a book's own title); else a quoted
+````Title,''`` in the entry's first block (IEEE styles, ``ieeetr``/``IEEEtran``, quote the title after the authors and
+print a ``note`` as a trailing ``\\newblock``, which must not become the title), or, in a first block followed by
+another, its first emphasised group that is not "et al." (``ieeetr``'s books: ``Authors, {\\it Title}.`` then the
+publisher); else the second ``\\newblock`` block (BibTeX's
 plain and natbib styles put the authors first and the title second); else a quoted title anywhere; else the entry
 has no title. A quoted title ends at the ````,''``/``.''`` the style closes it with, at brace depth 0, so a title
 that itself opens with a quoted name (``{``Name''}: rest``) is read whole. In ``.bib`` files the ``title`` field
@@ -139,6 +141,23 @@ _END_LIST = re.compile(r"\\end\s*\{thebibliography\}")
 _NEWBLOCK = re.compile(r"\\newblock(?![A-Za-z@])")
 _ACM_TITLE = re.compile(r"\\showarticletitle(?![A-Za-z@])|\\bibinfo\s*\{title\}")
 _ACM_BOOKTITLE = re.compile(r"\\bibinfo\s*\{booktitle\}")
+#: ``{\it X}`` / ``{\em X}`` / ``\emph{X}`` / ``\textit{X}``: how ieeetr sets a book's title in the first block.
+_EMPHASIS = re.compile(r"\{\\(?:it|em|itshape)(?![A-Za-z@])\s*|\\(?:emph|textit)\s*(?=\{)")
+_ET_AL = re.compile(r"^\s*et[~\s]*al\.?\s*$", re.IGNORECASE)
+
+
+def _emphasised(text: str) -> str | None:
+    """The first emphasised group of ``text`` that is not "et al." (its LaTeX), else None."""
+    for match in _EMPHASIS.finditer(text):
+        if match.group(0).startswith("{"):
+            group = read_group_argument(text, match.start())
+            inner = group[0][match.end() - match.start() - 1:] if group else None
+        else:
+            group = read_group_argument(text, match.end())
+            inner = group[0] if group else None
+        if inner and not _ET_AL.match(latex_to_text(inner)):
+            return inner
+    return None
 
 
 def quoted_title(text: str) -> str | None:
@@ -178,6 +197,9 @@ def _entry_title(body: str) -> str:
     quoted = quoted_title(blocks[0])
     if quoted is not None:
         return clean_title(quoted)
+    emphasised = _emphasised(blocks[0]) if len(blocks) >= 2 else None
+    if emphasised is not None:  # ieeetr's books: "Authors, {\it Title}." then the publisher
+        return clean_title(emphasised)
     if len(blocks) >= 2:
         return clean_title(blocks[1])
     quoted = quoted_title(body)

@@ -2,7 +2,8 @@
 
 ``bibtexparser`` splits the database into blocks (entries, ``@string``, ``@comment``, ``@preamble``), recovers from
 a malformed entry at the next ``@`` (a ``ParsingFailedBlock``; its key is still counted when it can be read) and
-keeps the first of two entries with one key (the second is a ``DuplicateBlockKeyBlock``), as BibTeX does.
+keeps the first of two entries with one key (the second is a ``DuplicateBlockKeyBlock``), as BibTeX does; an entry
+that gives a field twice (a ``DuplicateFieldKeyBlock``, real in HL-LHC review's ``.bib``) is read with the first.
 
 Measured on bibtexparser 2.1.0 before replacing the hand-written reader (the cases of
 ``tests/test_fresh_latex.py::test_bib_reader_strings_concatenation_and_malformed_entries`` and the real ``.bib``
@@ -10,7 +11,9 @@ files of tests/fixtures/latex): blocks, keys, comments, malformed and duplicate 
 read them; two things it does not do, done here on its output: ``#`` concatenation (its
 ``ResolveStringReferencesMiddleware`` replaces a field only when the whole value is one macro name, so ``"The " #
 conf`` stays as written) and the month macros ``jan``..``dec`` (not ``@string`` definitions of the file). Field
-names are lower-cased (``TITLE = {..}``); values keep their LaTeX (the caller makes titles text).
+names are lower-cased (``TITLE = {..}``); values keep their LaTeX (the caller makes titles text). A ``%`` comment
+inside an entry (``@article{k, %used also in ...``), which biber skips and bibtexparser would read into the next
+field's name, is removed first; a ``%`` inside a word (a URL's ``%2F``) is text.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ __all__ = ["BibEntry", "MONTHS", "read_bib_entries"]
 MONTHS = {m: m.capitalize() for m in ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                       "dec")}
 _FAILED_KEY = re.compile(r"@\s*[A-Za-z]+\s*[{(]\s*([^\s,{}()@]+)\s*,")
+#: A comment as biber reads one: ``%`` at the start of a line or after white space or a comma, to the line's end
+#: (a URL's ``%2F`` is kept; BibTeX itself has no comment character, and .bib files written for biber use these).
+_COMMENT = re.compile(r"(?:(?<=^)|(?<=[\s,]))%[^\n]*", re.MULTILINE)
 _NUMBER = re.compile(r"\d+")
 
 
@@ -74,22 +80,31 @@ def read_bib_entries(text: str, macros: dict[str, str] | None = None) -> list[Bi
     names) are the ``@string`` definitions seen so far, updated with this file's (so several files share them)."""
     try:
         import bibtexparser
-        from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock, String
+        from bibtexparser.model import (
+            DuplicateBlockKeyBlock,
+            DuplicateFieldKeyBlock,
+            Entry,
+            ParsingFailedBlock,
+            String,
+        )
     except ImportError:  # pragma: no cover - the bib extra is installed with the fresh pipeline
         raise MissingExtraError(
             "reading .bib files needs the 'bibtexparser' package: pip install 'surge-bench[bib]'") from None
 
     macros = dict(MONTHS) if macros is None else macros
-    library = bibtexparser.parse_string(text, parse_stack=[])  # raw values: _resolve reads them
+    library = bibtexparser.parse_string(_COMMENT.sub("", text), parse_stack=[])  # raw values: _resolve reads them
     entries: list[BibEntry] = []
     for block in library.blocks:
         if isinstance(block, String):
             macros[block.key.lower()] = _resolve(str(block.value), macros)
         elif isinstance(block, DuplicateBlockKeyBlock):
             continue
-        elif isinstance(block, Entry):
-            entries.append(BibEntry(block.key, block.entry_type.lower(),
-                                    {f.key.lower(): _resolve(str(f.value), macros) for f in block.fields}))
+        elif isinstance(block, (Entry, DuplicateFieldKeyBlock)):
+            entry = block if isinstance(block, Entry) else block.ignore_error_block  # a field given twice: the first
+            fields: dict[str, str] = {}
+            for f in entry.fields:
+                fields.setdefault(f.key.lower(), _resolve(str(f.value), macros))
+            entries.append(BibEntry(entry.key, entry.entry_type.lower(), fields))
         elif isinstance(block, ParsingFailedBlock):
             match = _FAILED_KEY.match(block.raw or "")
             if match and not (block.raw or "").lstrip("@ \t\n").lower().startswith(("comment", "preamble", "string")):

@@ -380,8 +380,9 @@ def read_latex_files(files: Mapping[str, bytes], *, name: str = "<LaTeX source>"
     if not texts:
         raise SourceError(NO_TEX, name, f"no .tex file among {len(files)} files")
     main_file = choose_main_file(files, texts, name, warnings)
-    support = {path: strip_comments(decode_text(blob)) for path, blob in files.items()
-               if path.lower().endswith((".bbl", ".bib")) and path not in texts}
+    # a .bib is no LaTeX: "%" there is BibTeX's business (bibtex.py), a URL's "%2F" no comment
+    support = {path: decode_text(blob) if path.lower().endswith(".bib") else strip_comments(decode_text(blob))
+               for path, blob in files.items() if path.lower().endswith((".bbl", ".bib")) and path not in texts}
     all_texts = {**support, **texts}
     document = expand_inputs(all_texts, main_file, name=name, warnings=warnings)
     body, has_begin, has_end = document_body(document)
