@@ -5,12 +5,14 @@ a malformed entry at the next ``@`` (a ``ParsingFailedBlock``; its key is still 
 keeps the first of two entries with one key (the second is a ``DuplicateBlockKeyBlock``), as BibTeX does; an entry
 that gives a field twice (a ``DuplicateFieldKeyBlock``, real in HL-LHC review's ``.bib``) is read with the first.
 
-Measured on bibtexparser 2.1.0 before replacing the hand-written reader (the cases of
-``tests/test_fresh_latex.py::test_bib_reader_strings_concatenation_and_malformed_entries`` and the real ``.bib``
-files of tests/fixtures/latex): blocks, keys, comments, malformed and duplicate entries come out as the old reader
-read them; two things it does not do, done here on its output: ``#`` concatenation (its
-``ResolveStringReferencesMiddleware`` replaces a field only when the whole value is one macro name, so ``"The " #
-conf`` stays as written) and the month macros ``jan``..``dec`` (not ``@string`` definitions of the file). Field
+Measured on bibtexparser 2.1.0 before replacing the hand-written reader, on the cases of
+``tests/test_fresh_latex.py::test_bib_reader_strings_concatenation_and_malformed_entries`` and on the three real
+``.bib`` files of tests/fixtures/latex (23 + 140 + 57 entries): the same 220 keys in the same order, the same 35
+arXiv ids, and 217 titles where the hand-written reader found 210 (it read no title after a ``%`` comment inside an
+entry, ``@article{Alves:2017she, %used also in ...``). Two things bibtexparser does not do, done here on its
+output: ``#`` concatenation (its ``ResolveStringReferencesMiddleware`` replaces a field only when the whole value is
+one macro name, so ``"The " # conf`` stays as written) and the month macros ``jan``..``dec`` (not ``@string``
+definitions of the file). Field
 names are lower-cased (``TITLE = {..}``); values keep their LaTeX (the caller makes titles text). A ``%`` comment
 inside an entry (``@article{k, %used also in ...``), which biber skips and bibtexparser would read into the next
 field's name, is removed first; a ``%`` inside a word (a URL's ``%2F``) is text.

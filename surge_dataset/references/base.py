@@ -37,7 +37,7 @@ class AnswerError(Exception):
 
 class QueryRejected(AnswerError):
     """The service refused the query itself (OpenAlex's HTTP 400/403 "Invalid query parameters"): asking the same
-    way again brings the same answer, so the chain asks in the service's other form (:meth:`WebService.fallback`)
+    way again brings the same answer, so the chain asks in the service's other form (its optional ``fallback``)
     and, when that is refused too, takes it as a definitive "nothing found this way" (never ``unchecked``)."""
 
 

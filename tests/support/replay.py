@@ -24,11 +24,11 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from surge_dataset.local_server import LocalHTTPServer, QuietHandler, send_answer
+from surge_dataset.references.testing import PREFIXES  # the same paths as the scripted stand-in (BibServer)
 
 __all__ = ["FIXTURES", "PREFIXES", "ReplayServer", "Served"]
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "services"
-PREFIXES = {"openalex": "/openalex", "semanticscholar": "/s2", "arxiv": "/arxiv", "crossref": "/crossref"}
 _TYPES = {".json": "application/json", ".xml": "application/atom+xml; charset=utf-8"}
 
 
