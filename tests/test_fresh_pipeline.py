@@ -298,7 +298,7 @@ def test_manifest_resume_and_a_killed_run(tmp_path):
     assert (manifest["kind"], manifest["version"]) == ("surge-fresh", 1)
     assert manifest["window"] == {"since": "2025-06-01", "until": "2025-06-30"} and manifest["categories"] == ["cs.CL"]
     assert set(manifest) >= {"created", "counts", "dropped", "surveys", "versions", "settings"}
-    assert manifest["versions"]["arxiv"].startswith("4.") and manifest["settings"]["min_extract_rate"] == 0.5
+    assert manifest["versions"]["feedparser"].startswith("6.") and manifest["versions"]["bibtexparser"].startswith("2.") and manifest["settings"]["min_extract_rate"] == 0.5
     assert manifest["requests"]["eprints_downloaded"] == 0 and manifest["requests"]["eprints_from_cache"] == 2
     assert [(e["survey_id"], e["arxiv_id"], e["citations"]) for e in manifest["surveys"]] == [
         (0, "2506.00001", 2), (1, "2506.00002", None)]

@@ -169,3 +169,38 @@ def test_services_enter_the_journal_key_only_when_set():
     base = EvaluationConfig(metrics=["reference_existence"])
     assert EvaluationConfig(metrics=["reference_existence"], bib_services="openalex").key("fp") != base.key("fp")
     assert EvaluationConfig(metrics=["reference_existence"], bib_match_threshold=90.0).key("fp") != base.key("fp")
+
+
+def test_official_reads_whole_titles_and_only_cut_titles_change(sample_dataset):
+    """SurveyGen's metric does not inherit the released title pattern: on the sample's ground truth written as
+    surveys, ``official`` now gives what ``paper`` gives. Before issue 29 (measured): surveys 0, 1, 2, 41, 42 scored
+    1.0 (20 of 21 entries read), 0.9 (18/20), 0.9474 (18/19), 1.0, 0.9412 (16/17). Only the entries whose title
+    the released pattern cuts (sample README: ``?``, ``'``, ``()``, ``/``) are read differently."""
+    from surge_dataset.data.render import render_survey
+    from surge_dataset.evaluation.prepare import prepare_text
+    from surge_dataset.survey.whole_titles import whole_reference_titles
+
+    data = SurgeData.open(sample_dataset)
+    ids = [0, 1, 2, 41, 42]
+    texts = [render_survey(data.survey(i), data.corpus) for i in ids]
+    results = {p: compute("reference_existence", texts, ids, data=data, protocol=p) for p in ("official", "paper")}
+    for protocol, result in results.items():
+        assert [v["reference_existence"] for v in result["per_survey"]] == [1.0] * 5, protocol
+        assert [c["refs_in_corpus"] for c in result["counts"]] == [21, 20, 19, 18, 17], protocol  # = len(all_cites)
+    cut = {}
+    for survey_id, text in zip(ids, texts, strict=True):
+        survey = prepare_text(text, data.survey(survey_id), data.corpus, "official")
+        whole = whole_reference_titles(text, survey.parsed)
+        cut[survey_id] = sorted(w.title for w in whole.values() if w.cut)
+        for number, title in whole.items():  # an entry read whole is exactly the released reading's
+            if not title.cut:
+                assert title.title == survey.parsed.references[number].title
+    assert cut == {
+        0: ["How Powerful are Graph Neural Networks?"],
+        1: ["BERT (Bidirectional Encoder Representations from Transformers) Revisited",
+            "Don't Stop Pretraining: Adapt Language Models to Domains and Tasks",
+            "Lost in the Middle? Position Effects in Long-Context Retrieval-Augmented Models"],
+        2: ["Client/Server Federated Optimization"],
+        41: [],
+        42: ["BERT (Bidirectional Encoder Representations from Transformers) Revisited",
+             "Don't Stop Pretraining: Adapt Language Models to Domains and Tasks"]}

@@ -39,6 +39,8 @@ class PreparedSurvey:
     corpus: Corpus | None = field(default=None, repr=False, compare=False)  # what resolved the references
     #: reference number -> its existence label and evidence, filled by reference_existence's prefetch
     reference_labels: dict[int, Any] | None = field(default=None, repr=False, compare=False)
+    #: the survey's text as read (metrics that read reference titles whole: survey.whole_titles)
+    text: str | bytes = field(default="", repr=False, compare=False)
 
 
 def package_versions() -> dict[str, str]:
@@ -137,7 +139,7 @@ def prepare_text(
     return PreparedSurvey(
         survey_id=gt.survey_id if survey_id is None else survey_id, path=path or Path("<text>"), gt=gt,
         parsed=parsed, references=references, papers=papers, citations=citations,
-        read_diagnostics=read_diagnostics or [], gt_titles=gt_titles, corpus=corpus,
+        read_diagnostics=read_diagnostics or [], gt_titles=gt_titles, corpus=corpus, text=text,
     )
 
 

@@ -5,7 +5,7 @@
   ``<entry>`` per paper with ``arxiv:primary_category``, ``category``, ``arxiv:doi`` and the ``alternate`` and
   ``pdf`` links); ``id_list`` answers the papers it knows among the ids (unknown ids are simply absent, as on
   arXiv; an id in :attr:`ArxivServer.refused` makes the request an HTTP 400, as an id format arXiv does not
-  accept does). The ``pdf`` link points at this server, so ``arxiv.Result.source_url()`` (the pdf link with
+  accept does). The ``pdf`` link points at this server, so ``ArxivEntry.source_url`` (the pdf link with
   ``/pdf/`` replaced by ``/src/``) names this server's e-print endpoint, as it names arxiv.org's for the real API.
 * ``GET /src/<id>[vN]`` (or ``/e-print/<id>``) serves the paper's e-print bytes; 404 for a paper without source.
 

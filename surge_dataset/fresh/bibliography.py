@@ -14,18 +14,33 @@ Where it is read, first found wins (``find_bibliography``):
 A source with no entry is skipped (an empty ``.bbl`` falls through to the ``.bib``); none at all -> ``None``
 (the caller raises ``no_bibliography``).
 
-Titles in a ``thebibliography`` list, in this order: ACM's ``\\showarticletitle{..}`` or
-``\\bibinfo{title}{..}``; else the second ``\\newblock`` block (BibTeX styles put the authors first and the
-title second); else, with no ``\\newblock``, a quoted ````Title,''`` (IEEE styles); else the entry has no
-title. In ``.bib`` files the ``title`` field (braces, quotes, ``#`` concatenation and ``@string`` macros).
-Titles are plain text (``latex_text.latex_to_text``: ``{BERT}`` -> BERT, ``\\"o`` -> ö), trailing ``.``/``,``
-and surrounding quotes removed; an entry whose title is unknown or empty is counted but not stored.
+Titles in a ``thebibliography`` list, in this order: ACM's ``\\showarticletitle{..}`` or ``\\bibinfo{title}{..}``,
+else ACM's ``\\bibinfo{booktitle}{..}`` (how ``ACM-Reference-Format`` writes a book's own title); else a quoted
+````Title,''`` in the entry's first block (IEEE styles, ``ieeetr``/``IEEEtran``, quote the title after the authors and
+print a ``note`` as a trailing ``\\newblock``, which must not become the title), or, in a first block followed by
+another, its first emphasised group that is not "et al." (``ieeetr``'s books: ``Authors, {\\it Title}.`` then the
+publisher); else the second ``\\newblock`` block (BibTeX's
+plain and natbib styles put the authors first and the title second); else a quoted title anywhere; else the entry
+has no title. A quoted title ends at the ````,''``/``.''`` the style closes it with, at brace depth 0, so a title
+that itself opens with a quoted name (``{``Name''}: rest``) is read whole. In ``.bib`` files the ``title`` field
+(read with ``bibtexparser``, :mod:`.bibtex`). Titles are plain text (``latex_text.latex_to_text``: ``{BERT}`` ->
+BERT, ``\\"o`` -> ö, ``\\bibinfo{x}{Y}`` -> Y), trailing ``.``/``,`` and surrounding quotes removed; an entry whose
+title is unknown or empty is counted but not stored. A title that reads like a note, a venue or a field name
+(:func:`note_like`: "Accepted to ...", "arXiv:...", "Proceedings of ...", "booktitle") is not stored either: it is
+kept in ``ParsedBibliography.note_titles`` and the reader warns (its arXiv id, if any, then resolves the entry).
 
 arXiv ids (``ParsedBibliography.ids``, key -> normalised id; rules in :mod:`.arxiv_ids`): in a ``thebibliography``
 item, the first id its text writes (``arXiv:2101.12345``, an arxiv.org URL, ``10.48550/arXiv.<id>``, ``CoRR
 abs/<id>``, ``\\eprint{<id>}``, an old-style ``hep-th/9901001``); in a biblatex entry, ``eprint`` with
 ``eprinttype`` arxiv, else any of its fields' text; in a ``.bib`` entry, ``eprint`` with ``archivePrefix`` arXiv (or
 none), else any field but the title. An entry with an id and no title keeps its id: the id alone resolves it.
+DOIs likewise (``ParsedBibliography.dois``: a ``doi`` field, ``\\doi{..}``/``\\showDOI{..}``, ``doi.org/`` URLs).
+
+**Ids from the .bib by key.** Many styles drop ``eprint`` and ``doi`` from the ``.bbl`` (``ieeetr`` prints neither):
+when the bibliography is a ``.bbl`` or an inline list and the archive also has ``.bib`` files (those the document
+names, else all), an entry that writes no arXiv id (or DOI) takes the one its key has in the ``.bib``.
+``ParsedBibliography.id_sources`` says, per key with an id, where it was read (``bbl``/``bib``: the list itself is
+``bbl`` whether a file or inline).
 """
 
 from __future__ import annotations
@@ -37,7 +52,8 @@ from dataclasses import dataclass, field
 
 from ..vocabulary import BBL, BIB, BibliographyKind
 from .arxiv_ids import bib_fields_arxiv_id, find_arxiv_id
-from .latex_text import find_closing_brace, latex_to_text, read_bracket_argument, read_group_argument
+from .bibtex import MONTHS, read_bib_entries
+from .latex_text import latex_to_text, read_bracket_argument, read_group_argument
 
 __all__ = [
     "ParsedBibliography",
@@ -52,13 +68,29 @@ __all__ = [
 
 @dataclass
 class ParsedBibliography:
-    """One bibliography: titles and arXiv ids by cite key, every entry's key (titled or not), where it came from."""
+    """One bibliography: titles and arXiv ids by cite key, every entry's key (titled or not), where it came from;
+    DOIs, where each id was read (``id_sources``: key -> ``bbl``/``bib``) and the titles that read like notes."""
 
     kind: BibliographyKind
     titles: dict[str, str] = field(default_factory=dict)
     ids: dict[str, str] = field(default_factory=dict)
     keys: list[str] = field(default_factory=list)
     file: str = ""
+    dois: dict[str, str] = field(default_factory=dict)
+    id_sources: dict[str, str] = field(default_factory=dict)
+    note_titles: dict[str, str] = field(default_factory=dict)
+
+    def _add(self, key: str, title: str, arxiv_id: str | None, doi: str | None) -> None:
+        """Record one entry (its key already in :attr:`keys`): the title unless it reads like a note."""
+        if title and note_like(title):
+            self.note_titles[key] = title
+        elif title:
+            self.titles[key] = title
+        if arxiv_id:
+            self.ids[key] = arxiv_id
+            self.id_sources[key] = self.kind
+        if doi:
+            self.dois[key] = doi
 
     @property
     def entries(self) -> int:
@@ -68,6 +100,28 @@ class ParsedBibliography:
 
 _TRAILING = " \t\n.,;:"
 _QUOTES = "\"'“”‘’`"
+#: What a title that is really a note, a venue or a field name starts with (compared lower-cased).
+_NOTE_LIKE = re.compile(
+    r"^(?:accepted\b|to appear\b|in press\b|forthcoming\b|submitted\b|under review\b|preprint\b|arxiv\b|corr\b"
+    r"|available (?:at|online|from)\b|\[online\]|online:|url\b|https?:|doi\b|retrieved\b|accessed\b|last accessed\b"
+    r"|tech(?:nical|\.)? ?rep|ph\.? ?d\.? thesis|master'?s thesis|in proceedings\b|proceedings of\b|in proc\b"
+    r"|advances in neural information processing systems\b|international conference on\b|ieee transactions on\b"
+    r"|(?:booktitle|title|journal|note|howpublished|publisher|eprint)$)")
+_ONLY_AN_ID = re.compile(r"^(?:arxiv\s*:?\s*)?\d{4}\.\d{4,5}(?:v\d+)?$", re.IGNORECASE)
+_DOI = re.compile(r"(?:\\(?:doi|showDOI)\s*\{\s*|doi\.org/|\bdoi\s*[:=]?\s*\{?)(10\.\d{4,9}/[^\s{}\"',]+)",
+                  re.IGNORECASE)
+
+
+def note_like(title: str) -> bool:
+    """Whether a title reads like a note, a venue or a field name rather than a work's title (module docstring)."""
+    text = " ".join(title.split()).lower()
+    return bool(_NOTE_LIKE.match(text) or _ONLY_AN_ID.match(text))
+
+
+def find_doi(text: str) -> str | None:
+    """The first DOI ``text`` writes as a DOI (``\\doi{..}``, ``\\showDOI{..}``, ``doi.org/..``, ``doi: ..``)."""
+    match = _DOI.search(text or "")
+    return match.group(1).rstrip(".;") if match else None
 
 
 def clean_title(latex: str) -> str:
@@ -86,21 +140,70 @@ _BIBITEM = re.compile(r"\\bibitem(?![A-Za-z@])")
 _END_LIST = re.compile(r"\\end\s*\{thebibliography\}")
 _NEWBLOCK = re.compile(r"\\newblock(?![A-Za-z@])")
 _ACM_TITLE = re.compile(r"\\showarticletitle(?![A-Za-z@])|\\bibinfo\s*\{title\}")
-_QUOTED = re.compile(r"``(.+?)''", re.DOTALL)
+_ACM_BOOKTITLE = re.compile(r"\\bibinfo\s*\{booktitle\}")
+#: ``{\it X}`` / ``{\em X}`` / ``\emph{X}`` / ``\textit{X}``: how ieeetr sets a book's title in the first block.
+_EMPHASIS = re.compile(r"\{\\(?:it|em|itshape)(?![A-Za-z@])\s*|\\(?:emph|textit)\s*(?=\{)")
+_ET_AL = re.compile(r"^\s*et[~\s]*al\.?\s*$", re.IGNORECASE)
+
+
+def _emphasised(text: str) -> str | None:
+    """The first emphasised group of ``text`` that is not "et al." (its LaTeX), else None."""
+    for match in _EMPHASIS.finditer(text):
+        if match.group(0).startswith("{"):
+            group = read_group_argument(text, match.start())
+            inner = group[0][match.end() - match.start() - 1:] if group else None
+        else:
+            group = read_group_argument(text, match.end())
+            inner = group[0] if group else None
+        if inner and not _ET_AL.match(latex_to_text(inner)):
+            return inner
+    return None
+
+
+def quoted_title(text: str) -> str | None:
+    """The LaTeX between the first opening quote (two backticks) and the two apostrophes that close it at brace
+    depth 0: the first close preceded by ``,`` or ``.`` (how ``ieeetr``/``IEEEtran`` end a title), else the first
+    close at depth 0; None without a quoted title."""
+    start = text.find("``")
+    if start < 0:
+        return None
+    depth, first_close = 0, None
+    at = start + 2
+    while at < len(text) - 1:
+        char = text[at]
+        if char == "\\":
+            at += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif depth == 0 and text.startswith("''", at):
+            if text[at - 1] in ",.":
+                return text[start + 2:at - 1]
+            first_close = at if first_close is None else first_close
+        at += 1
+    return text[start + 2:first_close] if first_close is not None else None
 
 
 def _entry_title(body: str) -> str:
     """The title of one ``\\bibitem``'s text by the rules of the module docstring ("" if unknown)."""
-    acm = _ACM_TITLE.search(body)
-    if acm:
-        group = read_group_argument(body, acm.end())
+    for pattern in (_ACM_TITLE, _ACM_BOOKTITLE):
+        tagged = pattern.search(body)
+        group = read_group_argument(body, tagged.end()) if tagged else None
         if group:
             return clean_title(group[0])
     blocks = _NEWBLOCK.split(body)
+    quoted = quoted_title(blocks[0])
+    if quoted is not None:
+        return clean_title(quoted)
+    emphasised = _emphasised(blocks[0]) if len(blocks) >= 2 else None
+    if emphasised is not None:  # ieeetr's books: "Authors, {\it Title}." then the publisher
+        return clean_title(emphasised)
     if len(blocks) >= 2:
         return clean_title(blocks[1])
-    quoted = _QUOTED.search(body)
-    return clean_title(quoted.group(1)) if quoted else ""
+    quoted = quoted_title(body)
+    return clean_title(quoted) if quoted is not None else ""
 
 
 def parse_thebibliography(text: str, *, file: str = "") -> ParsedBibliography:
@@ -127,12 +230,8 @@ def parse_thebibliography(text: str, *, file: str = "") -> ParsedBibliography:
         if name in parsed.keys:
             continue
         parsed.keys.append(name)
-        title = _entry_title(text[key[1]:stop])
-        if title:
-            parsed.titles[name] = title
-        arxiv_id = find_arxiv_id(text[key[1]:stop])
-        if arxiv_id:
-            parsed.ids[name] = arxiv_id
+        entry = text[key[1]:stop]
+        parsed._add(name, _entry_title(entry), find_arxiv_id(entry), find_doi(entry))
     return parsed
 
 
@@ -165,12 +264,7 @@ def parse_bbl(text: str, *, file: str = "") -> ParsedBibliography:
         parsed.keys.append(key)
         title_at = _BIBLATEX_TITLE.search(body)
         group = read_group_argument(body, title_at.end()) if title_at else None
-        title = clean_title(group[0]) if group else ""
-        if title:
-            parsed.titles[key] = title
-        arxiv_id = _biblatex_id(body)
-        if arxiv_id:
-            parsed.ids[key] = arxiv_id
+        parsed._add(key, clean_title(group[0]) if group else "", _biblatex_id(body), find_doi(body))
     return parsed
 
 
@@ -178,117 +272,18 @@ def parse_bbl(text: str, *, file: str = "") -> ParsedBibliography:
 # .bib files
 # ---------------------------------------------------------------------------------------------------------
 
-_MONTHS = {m: m.capitalize() for m in ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
-                                       "nov", "dec")}
-_ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
-_FIELD_NAME = re.compile(r"\s*,?\s*([^\s=,{}()\"#]+)\s*=\s*")
-_BARE_VALUE = re.compile(r"[^\s,#{}()\"]+")
-
-
-def _bib_value(text: str, at: int, macros: Mapping[str, str]) -> tuple[str, int] | None:
-    """A field value at ``at`` (``{..}``, ``".."``, a number or a macro, joined by ``#``): (value, end)."""
-    parts: list[str] = []
-    while True:
-        while at < len(text) and text[at].isspace():
-            at += 1
-        if at >= len(text):
-            return None
-        char = text[at]
-        if char == "{":
-            end = find_closing_brace(text, at)
-            if end is None:
-                return None
-            parts.append(text[at + 1:end])
-            at = end + 1
-        elif char == '"':
-            end = at + 1
-            depth = 0
-            while end < len(text) and not (text[end] == '"' and depth == 0):
-                depth += {"{": 1, "}": -1}.get(text[end], 0)
-                end += 1
-            if end >= len(text):
-                return None
-            parts.append(text[at + 1:end])
-            at = end + 1
-        else:
-            bare = _BARE_VALUE.match(text, at)
-            if bare is None:
-                return None
-            word = bare.group(0)
-            parts.append(word if word.isdigit() else macros.get(word.lower(), ""))
-            at = bare.end()
-        rest = at
-        while rest < len(text) and text[rest].isspace():
-            rest += 1
-        if rest < len(text) and text[rest] == "#":
-            at = rest + 1
-            continue
-        return "".join(parts), at
-
-
-def _bib_fields(text: str, at: int, closing: str,
-                macros: Mapping[str, str]) -> tuple[dict[str, str], int] | None:
-    """``name = value`` pairs from ``at`` to the entry's ``closing`` bracket: (fields, index after it)."""
-    fields: dict[str, str] = {}
-    while True:
-        while at < len(text) and (text[at].isspace() or text[at] == ","):
-            at += 1
-        if at >= len(text):
-            return None
-        if text[at] == closing:
-            return fields, at + 1
-        name = _FIELD_NAME.match(text, at)
-        if name is None:
-            return None
-        value = _bib_value(text, name.end(), macros)
-        if value is None:
-            return None
-        fields.setdefault(name.group(1).lower(), value[0])
-        at = value[1]
-
-
 def parse_bib(text: str, *, file: str = "", macros: dict[str, str] | None = None) -> ParsedBibliography:
-    """Every entry of a BibTeX database (``@comment`` and ``@preamble`` skipped, ``@string`` macros applied);
-    a malformed entry is counted when its key can be read and reading resumes at the next ``@``."""
+    """Every entry of a BibTeX database (``@comment`` and ``@preamble`` skipped, ``@string`` macros applied, read
+    with ``bibtexparser``: :mod:`.bibtex`); a malformed entry is counted when its key can be read."""
     parsed = ParsedBibliography(BIB, file=file)
-    macros = dict(_MONTHS) if macros is None else macros
-    seen: set[str] = set()
-    at = 0
-    while True:
-        start = _ENTRY_START.search(text, at)
-        if start is None:
-            return parsed
-        kind = start.group(1).lower()
-        closing = "}" if start.group(2) == "{" else ")"
-        at = start.end()
-        if kind in ("comment", "preamble"):
-            end = find_closing_brace(text, start.end() - 1) if closing == "}" else text.find(")", at)
-            at = (end + 1) if end is not None and end >= 0 else at
+    for entry in read_bib_entries(text, macros):
+        if entry.key in parsed.keys:
             continue
-        if kind == "string":
-            read = _bib_fields(text, at, closing, macros)
-            if read is not None:
-                macros.update(read[0])
-                at = read[1]
-            continue
-        comma = text.find(",", at)
-        if comma < 0:
-            return parsed
-        key = text[at:comma].strip()
-        if not key or any(c in key for c in "{}@\n"):
-            continue
-        read = _bib_fields(text, comma + 1, closing, macros)
-        if key not in seen:
-            seen.add(key)
-            parsed.keys.append(key)
-            title = clean_title(read[0].get("title", "")) if read is not None else ""
-            if title:
-                parsed.titles[key] = title
-            arxiv_id = bib_fields_arxiv_id(read[0]) if read is not None else None
-            if arxiv_id:
-                parsed.ids[key] = arxiv_id
-        if read is not None:
-            at = read[1]
+        parsed.keys.append(entry.key)
+        fields = entry.fields
+        parsed._add(entry.key, clean_title(fields.get("title", "")), bib_fields_arxiv_id(fields) if fields else None,
+                    find_doi("doi:" + fields["doi"]) if fields.get("doi") else None)
+    return parsed
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -322,37 +317,61 @@ def _resolve(name: str, base: str, files: Mapping[str, str]) -> str | None:
     return None
 
 
+def _bib_files(files: Mapping[str, str], document: str, main_file: str) -> list[str]:
+    """The ``.bib`` files the document names (relative to the main file), else every ``.bib`` of the archive."""
+    base = posixpath.dirname(main_file)
+    named = [resolved for name in bibliography_names(document)
+             if (resolved := _resolve(name, base, files)) is not None]
+    return list(dict.fromkeys(named or sorted(name for name in files if name.lower().endswith(".bib"))))
+
+
+def _merged_bib(files: Mapping[str, str], names: list[str]) -> ParsedBibliography:
+    """The entries of several ``.bib`` files, the first definition of a key winning (``@string`` macros shared)."""
+    merged = ParsedBibliography(BIB, file=",".join(names))
+    macros = dict(MONTHS)
+    for name in names:
+        parsed = parse_bib(files[name], file=name, macros=macros)
+        for key in parsed.keys:
+            if key in merged.keys:
+                continue
+            merged.keys.append(key)
+            for mine, theirs in ((merged.titles, parsed.titles), (merged.ids, parsed.ids), (merged.dois, parsed.dois),
+                                 (merged.id_sources, parsed.id_sources), (merged.note_titles, parsed.note_titles)):
+                if key in theirs:
+                    mine[key] = theirs[key]
+    return merged
+
+
+def _ids_from_bib(parsed: ParsedBibliography, bib: ParsedBibliography) -> ParsedBibliography:
+    """``parsed`` (a list) with the arXiv ids and DOIs its entries lack taken from ``bib`` by key."""
+    for key in parsed.keys:
+        if key not in parsed.ids and key in bib.ids:
+            parsed.ids[key] = bib.ids[key]
+            parsed.id_sources[key] = BIB
+        if key not in parsed.dois and key in bib.dois:
+            parsed.dois[key] = bib.dois[key]
+    return parsed
+
+
 def find_bibliography(files: Mapping[str, str], document: str, main_file: str) -> ParsedBibliography | None:
     """The survey's bibliography by the order of the module docstring; ``None`` when no source has an entry.
 
     ``files`` maps archive paths to their text (``.bbl`` and ``.bib`` files among them); ``document`` is the
-    expanded main file (comments stripped).
+    expanded main file (comments stripped). A list (inline or ``.bbl``) takes the ids it lacks from the ``.bib``
+    files by key.
     """
+    bib_names = _bib_files(files, document, main_file)
+    lists: list[ParsedBibliography] = []
     if "\\begin{thebibliography}" in document:
-        inline = parse_thebibliography(document, file=main_file)
-        if inline.entries:
-            return inline
-    base = posixpath.dirname(main_file)
+        lists.append(parse_thebibliography(document, file=main_file))
     stem = posixpath.splitext(main_file)[0]
-    bbl_files = sorted((name for name in files if name.lower().endswith(".bbl")),
-                       key=lambda name: (posixpath.splitext(name)[0] != stem, name))
-    for name in bbl_files:
-        parsed = parse_bbl(files[name], file=name)
-        if parsed.entries:
-            return parsed
-    named = [resolved for name in bibliography_names(document)
-             if (resolved := _resolve(name, base, files)) is not None]
-    bib_files = named or sorted(name for name in files if name.lower().endswith(".bib"))
-    bib_files = list(dict.fromkeys(bib_files))
-    merged = ParsedBibliography(BIB, file=",".join(bib_files))
-    macros = dict(_MONTHS)
-    for name in bib_files:
-        parsed = parse_bib(files[name], file=name, macros=macros)
-        for key in parsed.keys:
-            if key not in merged.titles and key not in merged.keys:
-                merged.keys.append(key)
-                if key in parsed.titles:
-                    merged.titles[key] = parsed.titles[key]
-                if key in parsed.ids:
-                    merged.ids[key] = parsed.ids[key]
+    for name in sorted((name for name in files if name.lower().endswith(".bbl")),
+                       key=lambda name: (posixpath.splitext(name)[0] != stem, name)):
+        lists.append(parse_bbl(files[name], file=name))
+        if lists[-1].entries:
+            break
+    chosen = next((parsed for parsed in lists if parsed.entries), None)
+    if chosen is not None:
+        return _ids_from_bib(chosen, _merged_bib(files, bib_names)) if bib_names else chosen
+    merged = _merged_bib(files, bib_names)
     return merged if merged.entries else None

@@ -1,6 +1,7 @@
 """Candidate surveys: an arXiv search in the date window, the survey/review rule, and citation counts.
 
-**The search** (the ``arxiv`` package formats the URL; the reference resolver's transport sends it)::
+**The search** (the query API's URL, :func:`~surge_dataset.references.arxiv_search.api_request`; the reference
+resolver's transport sends it, ``feedparser`` reads the answer)::
 
     submittedDate:[<since>0000 TO <until>2359] AND (cat:cs.CL OR cat:cs.LG ...)
         AND (ti:survey OR ti:review OR ti:overview ... OR abs:"this survey" ...)
@@ -23,7 +24,9 @@ A title such as "Peer Review in the Age of LLMs: A Survey" is a survey (clause 1
 
 **Citation counts** (paper §3.1, "a minimum citation count of 20"): OpenAlex's ``cited_by_count`` of the
 work with the paper's arXiv DOI (``10.48550/arXiv.<id>``, asked 50 DOIs per request), else of the work whose
-title matches (one title search, the resolver's title-match rule, score ≥ 95), or Semantic Scholar's
+title matches (one title search in the form the live API accepts, :func:`~surge_dataset.references.openalex.filter_words`;
+a refused query is asked again as a full-text search, and a second refusal is an answer, not a failure to retry;
+the resolver's title-match rule on the title as plain text, score ≥ 95), or Semantic Scholar's
 ``citationCount`` of ``arXiv:<id>``. A fresh split keeps ``--min-citations 0`` by default: a survey a few
 months old has had no time to be cited 20 times, so the paper's filter would keep next to nothing; the count
 is still recorded for every candidate (the annotation sheet shows it). A failed or empty look-up leaves the
@@ -40,9 +43,19 @@ from datetime import date
 from typing import Any
 
 from ..errors import SurgeError
-from ..references.arxiv_search import api_request, parse_feed, split_version
+from ..references.arxiv_search import (
+    ASCENDING,
+    DESCENDING,
+    RELEVANCE,
+    SUBMITTED_DATE,
+    ArxivEntry,
+    api_request,
+    parse_feed,
+    split_version,
+)
 from ..references.base import AnswerError, Request
 from ..references.http import LookupFailed
+from ..references.markup import plain_title
 from ..references.match import match_score
 from ..vocabulary import NO_CITATION_SOURCE, OPENALEX, SEMANTIC_SCHOLAR
 from .sources import HostPool, cache_key
@@ -194,17 +207,16 @@ class ArxivRecord:
     primary_category: str
     categories: tuple[str, ...] = ()
     doi: str | None = None
-    source_link: str | None = None  # arxiv.Result.source_url()
+    source_link: str | None = None  # the entry's pdf link with /pdf/ -> /src/ (ArxivEntry.source_url)
 
     @classmethod
-    def from_result(cls, result: Any) -> ArxivRecord:
-        arxiv_id, version = split_version(result.get_short_id())
-        published = result.published  # tz-aware UTC
-        return cls(arxiv_id=arxiv_id, version=version,
-                   title=" ".join((result.title or "").split()), abstract=" ".join((result.summary or "").split()),
-                   authors=tuple(a.name for a in result.authors), published=published.strftime("%Y-%m-%dT%H:%M:%S"),
-                   primary_category=result.primary_category or (result.categories[:1] or [""])[0],
-                   categories=tuple(result.categories), doi=result.doi or None, source_link=result.source_url())
+    def from_entry(cls, entry: ArxivEntry) -> ArxivRecord:
+        """The record of one feed entry; the title is plain text (:func:`~surge_dataset.references.markup.plain_title`)."""
+        arxiv_id, version = split_version(entry.short_id)
+        published = entry.published.strftime("%Y-%m-%dT%H:%M:%S") if entry.published else ""
+        return cls(arxiv_id=arxiv_id, version=version, title=plain_title(entry.title), abstract=entry.summary,
+                   authors=entry.authors, published=published, primary_category=entry.primary_category,
+                   categories=entry.categories, doi=entry.doi, source_link=entry.source_url)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -232,12 +244,9 @@ class ArxivApi:
 
     def _request(self, query: str, ids: Sequence[str], start: int, size: int, *, relevance: bool = False
                  ) -> Request:
-        import arxiv
-
-        sort = (arxiv.SortCriterion.Relevance, arxiv.SortOrder.Descending) if relevance else \
-            (arxiv.SortCriterion.SubmittedDate, arxiv.SortOrder.Ascending)
-        search = arxiv.Search(query=query, id_list=list(ids), max_results=None, sort_by=sort[0], sort_order=sort[1])
-        return api_request(self.base_url, search, start, size)
+        sort = (RELEVANCE, DESCENDING) if relevance else (SUBMITTED_DATE, ASCENDING)
+        return api_request(self.base_url, query=query, ids=ids, start=start, size=size, sort_by=sort[0],
+                           sort_order=sort[1])
 
     def _feed(self, request: Request, *, ids: int = 0) -> Any:
         """The parsed answer to ``request``: :class:`FreshSearchError` naming it when there is none (retries spent,
@@ -264,8 +273,8 @@ class ArxivApi:
         stored = self.cache.get_many([key]).get(key)
         if stored is None:
             feed = self._feed(request)
-            stored = {"total": feed.header.total_results,
-                      "records": [ArxivRecord.from_result(r).to_json() for r in feed.results]}
+            stored = {"total": feed.total_results,
+                      "records": [ArxivRecord.from_entry(e).to_json() for e in feed.entries]}
             if stored["records"] or start >= int(stored["total"]):  # an empty page short of the end: asked again
                 self.cache.put_many({key: stored})
         return int(stored["total"]), [ArxivRecord.from_json(r) for r in stored["records"]]
@@ -342,7 +351,8 @@ class ArxivApi:
     def fetch_ids(self, batch: list[str]) -> list[ArxivRecord]:
         """One ``id_list`` request, uncached (:class:`IdListRejected` on HTTP 400)."""
         self.id_requests += 1
-        return [ArxivRecord.from_result(r) for r in self._feed(self._request("", batch, 0, len(batch)), ids=len(batch)).results]
+        feed = self._feed(self._request("", batch, 0, len(batch)), ids=len(batch))
+        return [ArxivRecord.from_entry(e) for e in feed.entries]
 
 
 # -- citation counts ---------------------------------------------------------------------------------------
@@ -379,26 +389,38 @@ class CitationCounts:
         return out
 
     def _openalex(self, records: Sequence[ArxivRecord]) -> dict[str, dict[str, Any]]:
+        """By DOI in batches, then by title for the rest; a query OpenAlex refuses (HTTP 400/403) is asked in its
+        other form, and a second refusal is an answer ("not found this way", cached), never a failure to retry."""
         from pyalex import Works
 
-        from ..references.base import clean_query
-        from ..references.openalex import works_list, works_request
+        from ..references.base import QueryRejected
+        from ..references.openalex import title_search, works_list, works_request
 
         fields = ["id", "doi", "title", "cited_by_count"]
 
-        def ask(works: Any, per_page: int) -> list[dict[str, Any]]:
-            request = works_request(works.select(fields), self.base_url, self.environ, per_page)
+        def get(request: Request) -> list[dict[str, Any]]:
             try:
                 return works_list(*self.hosts.get(request.url, request.query, request.headers))
+            except QueryRejected:
+                raise
             except AnswerError as exc:
                 raise LookupFailed(str(exc)) from None
+
+        def by_title(title: str) -> list[dict[str, Any]]:
+            try:
+                return get(title_search(title, fields, self.base_url, self.environ, 5))
+            except QueryRejected:
+                return get(title_search(title, fields, self.base_url, self.environ, 5, full_text=True))
 
         found: dict[str, dict[str, Any]] = {}
         for at in range(0, len(records), DOI_BATCH):
             batch = records[at:at + DOI_BATCH]
             by_doi = {r.arxiv_doi.lower(): r.arxiv_id for r in batch}
             try:
-                works = ask(Works().filter_or(doi=[r.arxiv_doi for r in batch]), DOI_BATCH)
+                works = get(works_request(Works().filter_or(doi=[r.arxiv_doi for r in batch]).select(fields),
+                                          self.base_url, self.environ, DOI_BATCH))
+            except QueryRejected:
+                continue  # the titles are searched below
             except LookupFailed as exc:
                 self.failures.update({r.arxiv_id: str(exc) for r in batch})
                 continue
@@ -410,11 +432,14 @@ class CitationCounts:
             if record.arxiv_id in found or record.arxiv_id in self.failures:
                 continue
             try:
-                works = ask(Works().search_filter(title=clean_query(record.title)), 5)
+                works = by_title(record.title)
+            except QueryRejected as exc:  # both forms refused: an answer, not a failure
+                found[record.arxiv_id] = {"citations": None, "found_by": None, "refused": str(exc)}
+                continue
             except LookupFailed as exc:
                 self.failures[record.arxiv_id] = str(exc)
                 continue
-            scored = [(match_score(record.title, str(w.get("title") or "")), w) for w in works]
+            scored = [(match_score(record.title, plain_title(str(w.get("title") or ""))), w) for w in works]
             best = max(scored, key=lambda sw: sw[0], default=None)
             if best and best[0] >= TITLE_MATCH and isinstance(best[1].get("cited_by_count"), int):
                 found[record.arxiv_id] = {"citations": best[1]["cited_by_count"], "found_by": "title"}

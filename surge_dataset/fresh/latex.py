@@ -134,6 +134,12 @@ class LatexSource:
     bibliography_file: str = ""  # the .bbl/.bib (comma-separated) or .tex the bibliography was read from
     #: cite key -> the normalised arXiv id its entry writes (``arxiv_ids``): resolved by id, no title search
     bibliography_ids: dict[str, str] = field(default_factory=dict)
+    #: cite key -> where its arXiv id was read: ``bbl`` (the list itself) or ``bib`` (the archive's .bib, by key)
+    bibliography_id_sources: dict[str, str] = field(default_factory=dict)
+    #: cite key -> the DOI its entry writes (or its key has in the .bib)
+    bibliography_dois: dict[str, str] = field(default_factory=dict)
+    #: cite key -> a "title" that reads like a note, a venue or a field name (not used as the title; a warning)
+    bibliography_note_titles: dict[str, str] = field(default_factory=dict)
 
     def all_nodes(self) -> list[LatexNode]:
         """Every node, document order."""
@@ -398,8 +404,9 @@ def read_latex_files(files: Mapping[str, bytes], *, name: str = "<LaTeX source>"
     if not texts:
         raise SourceError(NO_TEX, name, f"no .tex file among {len(files)} files")
     main_file = choose_main_file(files, texts, name, warnings)
-    support = {path: strip_comments(decode_text(blob)) for path, blob in files.items()
-               if path.lower().endswith((".bbl", ".bib")) and path not in texts}
+    # a .bib is no LaTeX: "%" there is BibTeX's business (bibtex.py), a URL's "%2F" no comment
+    support = {path: decode_text(blob) if path.lower().endswith(".bib") else strip_comments(decode_text(blob))
+               for path, blob in files.items() if path.lower().endswith((".bbl", ".bib")) and path not in texts}
     all_texts = {**support, **texts}
     document = expand_inputs(all_texts, main_file, name=name, warnings=warnings)
     body, has_begin, has_end = document_body(document)
@@ -426,6 +433,9 @@ def read_latex_files(files: Mapping[str, bytes], *, name: str = "<LaTeX source>"
         if require_bibliography:
             raise SourceError(NO_BIBLIOGRAPHY, name, "no entry in a .bbl, a .bib or a thebibliography list")
         bibliography = ParsedBibliography(BIB)
+    for key, text in bibliography.note_titles.items():
+        warnings.append(f"{name}: {bibliography.file}: entry {key!r}: {text[:80]!r} reads like a note, a venue or a "
+                        "field name, not a title; not used as its title")
     return LatexSource(
         title=_document_title(document, macros, warnings, name),
         abstract=_abstract(body if has_begin else document, macros, warnings, name),
@@ -437,6 +447,9 @@ def read_latex_files(files: Mapping[str, bytes], *, name: str = "<LaTeX source>"
         warnings=warnings,
         bibliography_file=bibliography.file,
         bibliography_ids=bibliography.ids,
+        bibliography_id_sources=bibliography.id_sources,
+        bibliography_dois=bibliography.dois,
+        bibliography_note_titles=bibliography.note_titles,
     )
 
 

@@ -82,6 +82,8 @@ _KEPT_ARGUMENT_MACROS: tuple[tuple[str, str, int], ...] = (
     ("textcolor", "{{", 2), ("colorbox", "{{", 2), ("text", "{", 1), ("enquote", "{", 1),
     ("textsuperscript", "{", 1), ("textsubscript", "{", 1), ("mathrm", "{", 1), ("mathbf", "{", 1),
     ("mathit", "{", 1), ("operatorname", "{", 1),
+    # bibliography markup of ACM-Reference-Format and natbib styles: the field's value, not its name
+    ("bibinfo", "{{", 2), ("bibfield", "{{", 2), ("showarticletitle", "{", 1), ("natexlab", "{", 1),
 )
 
 _SYMBOLS: Mapping[str, str] = {"S": "§", "LaTeX": "LaTeX", "TeX": "TeX", "BibTeX": "BibTeX", "P": "¶",
@@ -276,13 +278,31 @@ _VERBATIM_BEGIN = re.compile(r"\\begin\s*\{(" + "|".join(re.escape(n) for n in _
 _IF_TOKEN = re.compile(r"\\(iffalse|if[A-Za-z@]*|fi)(?![A-Za-z@])")
 
 
+_VERBATIM_ARGUMENT = re.compile(r"\\(?:url|path|nolinkurl|href)\s*\{")
+
+
+def _verbatim_spans(line: str) -> list[tuple[int, int]]:
+    """Spans of the line's ``\\url{..}`` (``\\href``'s first argument...): read verbatim by LaTeX, so a ``%`` in
+    them (``https://doi.org/10.1088%2F...``) is no comment."""
+    spans = []
+    for match in _VERBATIM_ARGUMENT.finditer(line):
+        end = find_closing_brace(line, match.end() - 1)
+        if end is not None:
+            spans.append((match.end(), end))
+    return spans
+
+
 def _strip_line_comment(line: str) -> tuple[str, bool]:
-    """(the line up to an unescaped ``%``, whether it had one)."""
+    """(the line up to an unescaped ``%`` outside ``\\url{..}``, whether it had one)."""
     i = 0
+    spans = _verbatim_spans(line) if "%" in line else []
     while True:
         i = line.find("%", i)
         if i < 0:
             return line, False
+        if any(start <= i < end for start, end in spans):
+            i += 1
+            continue
         backslashes = 0
         j = i - 1
         while j >= 0 and line[j] == "\\":
@@ -296,8 +316,8 @@ def _strip_line_comment(line: str) -> tuple[str, bool]:
 def strip_comments(text: str) -> str:
     """Comments, verbatim-like environments and ``\\iffalse ... \\fi`` blocks removed.
 
-    A ``%`` not escaped as ``\\%`` ends the line and, as in TeX, joins it to the next one (whose leading
-    spaces go too); a line that was only a comment leaves nothing. ``verbatim``, ``lstlisting``, ``minted``,
+    A ``%`` not escaped as ``\\%`` (and not inside a ``\\url{..}``, read verbatim) ends the line and, as in TeX,
+    joins it to the next one (whose leading spaces go too); a line that was only a comment leaves nothing. ``verbatim``, ``lstlisting``, ``minted``,
     ``comment`` and ``filecontents`` are removed whole first, so a ``%`` inside them is not a comment.
     """
     out: list[str] = []

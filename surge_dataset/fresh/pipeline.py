@@ -42,6 +42,8 @@ from ..references.chain import web_service
 from ..vocabulary import (
     ARXIV,
     ARXIV_SOURCE_HOST,
+    BBL,
+    BIB,
     CITATIONS_STAGE,
     NO_CITATION_SOURCE,
     RESOLVE_STAGE,
@@ -72,7 +74,7 @@ from .resolve import BY_ID, EXACT, FUZZY, KeyResolver, TitleResolver
 from .settings import DEFAULT_CATEGORIES, FreshOptions
 from .sources import EPRINT_FOLDER, EprintStore, HostPool, parse_base_urls, source_url_for
 
-__all__ = ["DEFAULT_CATEGORIES", "FreshOptions", "FreshResult", "run_fresh"]
+__all__ = ["DEFAULT_CATEGORIES", "FreshOptions", "FreshResult", "id_origins", "run_fresh"]
 
 #: Reason codes of dropped candidates beyond the e-print reader's own (``SourceError.reason``).
 NOT_A_SURVEY, FEW_CITATIONS, CITATIONS_UNKNOWN = "not_a_survey", "few_citations", "citations_unknown"
@@ -81,7 +83,7 @@ TOO_LARGE = "too_large"
 LOW_EXTRACT_RATE, NO_CITATIONS = "low_extract_rate", "no_citations"
 #: Codes of candidates dropped because something could not be fetched: a rerun asks again.
 TRANSIENT = (NOT_FETCHED, LOOKUP_FAILED)
-VERSIONED = ("surge-bench", "arxiv", "pyalex", "semanticscholar", "rapidfuzz", "requests")
+VERSIONED = ("surge-bench", "feedparser", "bibtexparser", "pyalex", "semanticscholar", "rapidfuzz", "requests")
 
 
 @dataclass
@@ -232,7 +234,8 @@ class _Run:
                          "hits": hits, "by_id": methods.get(BY_ID, 0), "exact": methods.get(EXACT, 0),
                          "fuzzy": methods.get(FUZZY, 0),
                          "titled": sum(1 for k in keys if source.bibliography.get(k)),
-                         "with_id": sum(1 for k in keys if k in source.bibliography_ids)})
+                         "with_id": sum(1 for k in keys if k in source.bibliography_ids),
+                         **id_origins(source, keys)})
         return kept, resolver
 
     # -- 4. corpus and 5. output ---------------------------------------------------------------------------
@@ -282,6 +285,14 @@ class _Run:
                         added += 1
         except FreshSearchError as exc:  # recorded, the run goes on
             self.notes.append(f"random sample not complete ({exc}); rerun to complete it")
+
+
+def id_origins(source: Any, keys: list[str]) -> dict[str, Any]:
+    """Of the cited ``keys``: how many have an arXiv id written in the ``.bbl`` (or inline list), how many only in the
+    ``.bib`` (read by key), how many none; and the entries whose title read like a note, venue or field name."""
+    where = Counter(source.bibliography_id_sources.get(k, "none") for k in keys)
+    return {"id_in_bbl": where[BBL], "id_in_bib": where[BIB], "no_id": where["none"],
+            "note_titles": sorted(source.bibliography_note_titles)}
 
 
 def _survey_record(survey_id: int, survey: dict[str, Any]) -> dict[str, Any]:
@@ -338,7 +349,11 @@ def run_fresh(out: str | os.PathLike[str], options: FreshOptions, *, progress: P
                    "corpus_detail": builder.counts(),
                    "cited_keys": sum(s["keys"] for s in kept), "resolved_keys": sum(s["hits"] for s in kept),
                    "resolved_by_id": sum(s["by_id"] for s in kept),
-                   "resolved_by_title": sum(s["exact"] + s["fuzzy"] for s in kept)},
+                   "resolved_by_title": sum(s["exact"] + s["fuzzy"] for s in kept),
+                   "keys_with_id_in_bbl": sum(s["id_in_bbl"] for s in kept),
+                   "keys_with_id_in_bib": sum(s["id_in_bib"] for s in kept),
+                   "keys_without_id": sum(s["no_id"] for s in kept),
+                   "note_like_titles": sum(len(s["note_titles"]) for s in kept)},
         "dropped": run.dropped,
         "surveys": [{"survey_id": i, "arxiv_id": s["record"].arxiv_id, "version": s["record"].version,
                      "title": s["record"].title, "date": s["record"].published[:10],
@@ -347,6 +362,8 @@ def run_fresh(out: str | os.PathLike[str], options: FreshOptions, *, progress: P
                      "cited_keys": s["keys"], "resolved_keys": s["hits"], "resolved_by_id": s["by_id"],
                      "resolved_by_title": s["exact"] + s["fuzzy"], "resolved_exact": s["exact"],
                      "resolved_fuzzy": s["fuzzy"], "keys_with_title": s["titled"], "keys_with_id": s["with_id"],
+                     "keys_with_id_in_bbl": s["id_in_bbl"], "keys_with_id_in_bib": s["id_in_bib"],
+                     "keys_without_id": s["no_id"], "note_like_titles": s["note_titles"][:20],
                      "cited_papers": len(set(
                          s["doc_ids"].values())), "bibliography": s["source"].bibliography_kind,
                      "rule": clauses[s["record"].arxiv_id], "warnings": list(s["source"].warnings)[:20]}

@@ -60,7 +60,7 @@ def parse_base_urls(items: list[str] | tuple[str, ...] | None) -> dict[str, str]
 
 def source_url_for(arxiv_id: str, version: str, api_link: str | None, override: str | None) -> str | None:
     """Where the e-print of ``arxiv_id`` + ``version`` is read: ``override`` (``{id}`` filled in, else
-    ``<override>/src/<id><version>``), else the link the API returned (``arxiv.Result.source_url()``)."""
+    ``<override>/src/<id><version>``), else the link the API returned (``ArxivEntry.source_url``: the pdf link with ``/pdf/`` -> ``/src/``)."""
     if override:
         full = f"{arxiv_id}{version}"
         return override.replace("{id}", full) if "{id}" in override else f"{override}/src/{full}"

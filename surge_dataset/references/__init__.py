@@ -10,10 +10,11 @@ them; no other metric asks anything outside the corpus.
 Layout: pure logic apart from HTTP. ``match.py`` (title similarity, fuzzy index), ``labels.py`` (labels and
 the temporal check), one module per source building its request and reading its answer (``openalex.py``,
 ``semantic_scholar.py``, ``arxiv_search.py``, ``crossref.py``; ``corpus.py`` and ``surveygen.py`` are
-local), ``http.py`` (rate limit, retries, ``Retry-After``), ``chain.py`` (order, batching, the SQLite cache).
+local), ``markup.py`` (a service's title as plain text, for every service), ``http.py`` (rate limit, retries,
+``Retry-After``), ``chain.py`` (order, batching, the SQLite cache, the other form of a refused query).
 
 The web services' client libraries are optional: ``pip install 'surge-bench[bib]'`` (``pyalex``,
-``semanticscholar``, ``arxiv``). Keys and e-mail addresses come from the environment only:
+``semanticscholar``, ``feedparser`` for arXiv's Atom answers). Keys and e-mail addresses come from the environment only:
 ``SURGE_OPENALEX_EMAIL`` / ``SURGE_CROSSREF_EMAIL`` (polite pools; ``SURGE_BIB_EMAIL`` for both),
 ``SURGE_OPENALEX_API_KEY``, ``SEMANTIC_SCHOLAR_API_KEY``; ``SURGE_OFFLINE=1`` asks no web service.
 """

@@ -15,9 +15,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from ..errors import SurgeError
+from .markup import plain_title
 
-__all__ = ["AnswerError", "Candidate", "MissingExtraError", "Request", "SourceAnswer", "WebService", "arxiv_id_of",
-           "clean_query", "env_value", "require", "year_of"]
+__all__ = ["AnswerError", "Candidate", "MissingExtraError", "QueryRejected", "Request", "SourceAnswer", "WebService",
+           "arxiv_id_of", "clean_query", "env_value", "fallback_request", "require", "year_of"]
 
 #: Longest title sent to a service (a reference line that swallowed a whole paragraph is cut here).
 MAX_QUERY_CHARS = 300
@@ -34,6 +35,12 @@ class AnswerError(Exception):
     """A service's answer that is no answer (an HTTP status it does not use for "nothing found", bad JSON)."""
 
 
+class QueryRejected(AnswerError):
+    """The service refused the query itself (OpenAlex's HTTP 400/403 "Invalid query parameters"): asking the same
+    way again brings the same answer, so the chain asks in the service's other form (its optional ``fallback``)
+    and, when that is refused too, takes it as a definitive "nothing found this way" (never ``unchecked``)."""
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One paper a source returned for a title search (``id``: the source's own id)."""
@@ -44,13 +51,21 @@ class Candidate:
     arxiv_id: str | None = None
     year: int | None = None
     date: str | None = None  # ISO YYYY-MM-DD when the source gives a day
+    #: the title as the service sent it, when it held markup (``title`` is its plain text, :mod:`.markup`)
+    raw_title: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Candidate:
-        return cls(**{k: data.get(k) for k in ("title", "id", "doi", "arxiv_id", "year", "date")})
+        return cls(**{k: data.get(k) for k in ("title", "id", "doi", "arxiv_id", "year", "date", "raw_title")})
+
+    @classmethod
+    def from_service(cls, raw_title: str | None, **fields: Any) -> Candidate:
+        """A candidate whose title is ``raw_title`` as plain text (the raw one kept when they differ)."""
+        title = plain_title(raw_title)
+        return cls(title=title, raw_title=raw_title if raw_title and raw_title != title else None, **fields)
 
 
 @dataclass(frozen=True)
@@ -87,6 +102,12 @@ class WebService(Protocol):
     def request(self, title: str, base_url: str, environ: Mapping[str, str]) -> Request: ...
 
     def parse(self, status: int, body: bytes) -> list[Candidate]: ...
+
+
+def fallback_request(service: WebService, title: str, base_url: str, environ: Mapping[str, str]) -> Request | None:
+    """The service's other form of a title search (``fallback``), for a query it refused; None when it has none."""
+    fallback = getattr(service, "fallback", None)
+    return fallback(title, base_url, environ) if fallback is not None else None
 
 
 def require(service: str, package: str) -> None:

@@ -38,7 +38,7 @@ from ..vocabulary import (
     check_choice,
     parse_list,
 )
-from .base import AnswerError, Candidate, SourceAnswer, WebService, require
+from .base import AnswerError, Candidate, QueryRejected, SourceAnswer, WebService, fallback_request, require
 from .http import LookupFailed, ServiceStats, Transport
 from .labels import best_candidate
 
@@ -48,7 +48,7 @@ __all__ = ["CACHE_NAME", "OFFLINE_ENV", "ChainOptions", "LookupSession", "Refere
 #: ``<cache dir>/<CACHE_NAME>.sqlite`` holds every answer.
 CACHE_NAME = "references"
 #: Bump when what is stored per answer changes (old entries are then simply not found).
-CACHE_VERSION = "references/v1"
+CACHE_VERSION = "references/v2"  # v2: titles stored as plain text with their raw form (markup.py)
 OFFLINE_ENV = "SURGE_OFFLINE"
 _MODULES = {OPENALEX: ".openalex", SEMANTIC_SCHOLAR: ".semantic_scholar", ARXIV: ".arxiv_search", CROSSREF: ".crossref"}
 
@@ -263,8 +263,7 @@ class ReferenceChain:
 
         def ask(key: str) -> list[Candidate] | str:
             try:
-                status, body = transport.get(service.request(titles[key], base, self.environ))
-                return service.parse(status, body)
+                return self._ask(service, transport, titles[key], base)
             except LookupFailed as exc:
                 return str(exc)
             except AnswerError as exc:
@@ -282,6 +281,21 @@ class ReferenceChain:
                     found[key] = SourceAnswer(name, tuple(result))
                     self._store(cache_keys[key], result)  # as it comes: a crash keeps what was answered
         return found
+
+    def _ask(self, service: WebService, transport: Transport, title: str, base: str) -> list[Candidate]:
+        """One title's answer. A query the service refuses (:class:`QueryRejected`) would be refused again on a rerun:
+        it is asked in the service's other form, and a second refusal is a definitive "nothing found" (cached)."""
+        try:
+            return service.parse(*transport.get(service.request(title, base, self.environ)))
+        except QueryRejected:
+            transport.count("rejected")
+            fallback = fallback_request(service, title, base, self.environ)
+            if fallback is None:
+                return []
+        try:
+            return service.parse(*transport.get(fallback))
+        except QueryRejected:
+            return []
 
     def report(self) -> dict[str, Any]:
         """What each source did (for ``results["references"]``): counts, and the base URL of each web service."""

@@ -4,7 +4,9 @@ No maintained small client fits (``habanero`` pulls in much for one query), so t
 Request: ``GET {base}/works?query.bibliographic=<title>&rows=5&select=DOI,title,issued,type``, plus
 ``mailto=<e-mail>`` for the polite pool ($SURGE_CROSSREF_EMAIL, else $SURGE_BIB_EMAIL). Answer:
 ``{"status": "ok", "message-type": "work-list", "message": {"items": [{"DOI": ..., "title": [...],
-"issued": {"date-parts": [[2017, 6, 12]]}}]}}``; no match = empty ``items``.
+"issued": {"date-parts": [[2017, 6, 12]]}}]}}``; no match = empty ``items``. Titles keep the markup their
+publishers deposited (``<i>``, ``<scp>``, ``<sub>``, JATS and MathML, ``&amp;``): :func:`~.markup.plain_title`
+makes them text.
 """
 
 from __future__ import annotations
@@ -61,8 +63,8 @@ class CrossrefService:
             titles = item.get("title") or []
             year, date = _date(item.get("issued") or item.get("published"))
             doi = item.get("DOI") or None
-            found.append(Candidate(title=str(titles[0] if titles else ""), id=doi, doi=doi, arxiv_id=arxiv_id_of(doi),
-                                   year=year, date=date))
+            found.append(Candidate.from_service(str(titles[0] if titles else ""), id=doi, doi=doi,
+                                                arxiv_id=arxiv_id_of(doi), year=year, date=date))
         return found
 
 

@@ -49,6 +49,7 @@ class ServiceStats:
     requests: int = 0  # first attempts sent
     retries: int = 0
     failures: int = 0  # titles given up (unchecked)
+    rejected: int = 0  # titles whose query the service refused, asked again in its other form
     waited_s: float = 0.0
 
     def as_dict(self) -> dict[str, float | int]:
@@ -148,7 +149,8 @@ class Transport:
             session = self._local.session = requests.Session()
         return session
 
-    def _count(self, field: str, amount: float = 1) -> None:
+    def count(self, field: str, amount: float = 1) -> None:
+        """Add ``amount`` to one of :attr:`stats`' counters (thread-safe)."""
         with self._lock:
             setattr(self.stats, field, getattr(self.stats, field) + amount)
 
@@ -157,13 +159,13 @@ class Transport:
         import requests
 
         if self.down_reason:
-            self._count("failures")
+            self.count("failures")
             raise LookupFailed(f"not asked: {self.service} is down ({self.down_reason})")
         headers = {"User-Agent": self.user_agent, **request.headers}
         attempt = 0
         while True:
-            self._count("waited_s", self.limiter.wait())
-            self._count("retries" if attempt else "requests")
+            self.count("waited_s", self.limiter.wait())
+            self.count("retries" if attempt else "requests")
             retry_after = None
             try:
                 with self._in_flight:
@@ -189,7 +191,7 @@ class Transport:
                 self.limiter.defer(delay)  # every thread of this service waits (counted when it does)
             else:
                 self._sleep(delay)
-                self._count("waited_s", delay)
+                self.count("waited_s", delay)
 
     def _body(self, response: Any) -> bytes:
         """The answer's bytes; over :attr:`max_bytes`, :class:`LookupFailed` (not retried: it would be as long)."""

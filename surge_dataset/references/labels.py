@@ -40,7 +40,8 @@ class Evidence:
     year: int | None = None
     date: str | None = None
     score: float | None = None
-    matched_title: str | None = None
+    matched_title: str | None = None  # the found paper's title as plain text (what was compared)
+    matched_raw_title: str | None = None  # ... as the service sent it, when it held markup (for audit)
     method: str | None = None  # exact / fuzzy (corpus), title search (the others)
     searched: tuple[str, ...] = ()  # the sources that answered
     failed: tuple[str, ...] = ()  # "source: why" for each that did not
@@ -90,9 +91,11 @@ def label_reference(title: str, exact_doc_id: int | None, answers: Sequence[Sour
                 doc_id=int(candidate.id) if corpus and candidate.id is not None else None,
                 id=None if corpus else candidate.id, doi=candidate.doi, arxiv_id=candidate.arxiv_id,
                 year=candidate.year, date=candidate.date, score=score, matched_title=candidate.title,
-                method="fuzzy" if corpus else "title search", searched=tuple(searched), failed=tuple(failed))
+                matched_raw_title=candidate.raw_title, method="fuzzy" if corpus else "title search",
+                searched=tuple(searched), failed=tuple(failed))
         if near is None or score > near["score"]:
-            near = {"source": answer.source, "title": candidate.title, "score": score}
+            near = {"source": answer.source, "title": candidate.title, "score": score,
+                    **({"raw_title": candidate.raw_title} if candidate.raw_title else {})}
     if failed:
         return Evidence(UNCHECKED, searched=tuple(searched), failed=tuple(failed), near=near,
                         reason="a source failed and none found the title")

@@ -1,28 +1,46 @@
 """OpenAlex (https://openalex.org), read with ``pyalex``: the works whose title matches the reference's.
 
-Request (the URL ``pyalex`` builds for ``Works().search_filter(title=...).select([...])``, on the base URL):
-``GET {base}/works?filter=title.search:<title>&select=id,doi,title,display_name,publication_year,publication_date,ids&per-page=5``,
+Request (the URL ``pyalex`` builds for ``Works().search_filter(title=<words>).select([...])``, on the base URL):
+``GET {base}/works?filter=title.search:<words>&select=id,doi,title,display_name,publication_year,publication_date,ids&per-page=5``,
 plus ``mailto=<e-mail>`` for OpenAlex's polite pool ($SURGE_OPENALEX_EMAIL, else $SURGE_BIB_EMAIL) and, with
 $SURGE_OPENALEX_API_KEY (or $OPENALEX_API_KEY), ``Authorization: Bearer <key>`` as ``pyalex`` sends it.
+
+``<words>`` is the title with every character of the filter syntax replaced by a space (:func:`filter_words`:
+letters, digits and spaces are kept): a comma separates two filters (``%2C`` too: the live API answers HTTP 403
+"Invalid query parameters error." for ``title.search:Hello, John``, ropensci/openalexR#254), ``|`` is OR, ``!``
+negates, ``:`` separates a filter's name from its value, ``<``/``>`` compare; ``title.search`` matches words, so
+nothing is lost. A query the API still refuses (HTTP 400 or 403, or a 200 whose body is an ``error``) is a
+:class:`~.base.QueryRejected`: the chain asks again in the other form the API has, full-text ``search=<words>``
+(:meth:`OpenAlex.fallback`, title and abstract), and takes a second refusal as "nothing found this way".
+
 Answer: ``{"meta": {...}, "results": [{"id": "https://openalex.org/W...", "doi": "https://doi.org/...",
 "title": ..., "publication_year": 2017, "publication_date": "2017-06-12", "ids": {...}}]}``; no match = an
-empty ``results``.
+empty ``results``. Titles are plain text by :func:`~.markup.plain_title` (OpenAlex copies Crossref's markup).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote_plus, urlsplit
 
 from ..vocabulary import OPENALEX
-from .base import AnswerError, Candidate, Request, arxiv_id_of, clean_query, env_value, year_of
+from .base import AnswerError, Candidate, QueryRejected, Request, arxiv_id_of, clean_query, env_value, year_of
 
-__all__ = ["OpenAlex", "SERVICE", "works_list", "works_request"]
+__all__ = ["OpenAlex", "SERVICE", "filter_words", "title_search", "works_list", "works_request"]
 
 FIELDS = ["id", "doi", "title", "display_name", "publication_year", "publication_date", "ids"]
 PER_PAGE = 5
+#: Statuses with which OpenAlex refuses the query itself ("Invalid query parameters error.").
+REJECTED = frozenset({400, 403})
+_NOT_A_WORD = re.compile(r"[^\w\s]+|_+")
+
+
+def filter_words(title: str) -> str:
+    """``title`` as a filter value the live API accepts: only letters, digits and single spaces (module docstring)."""
+    return " ".join(_NOT_A_WORD.sub(" ", clean_query(title)).split())
 
 
 def _short(value: Any, prefix: str) -> str | None:
@@ -43,13 +61,32 @@ def works_request(works: Any, base_url: str, environ: Mapping[str, str], per_pag
     return Request(f"{base_url.rstrip('/')}/{built.path.lstrip('/')}", query, headers)
 
 
+def title_search(title: str, fields: list[str], base_url: str, environ: Mapping[str, str], per_page: int,
+                 *, full_text: bool = False) -> Request:
+    """The works whose title has ``title``'s words (``filter=title.search:``), or, with ``full_text``, OpenAlex's
+    full-text ``search=`` (the form for a query the filter refuses)."""
+    from pyalex import Works
+
+    words = filter_words(title)
+    works = Works().search(words) if full_text else Works().search_filter(title=words)
+    return works_request(works.select(fields), base_url, environ, per_page)
+
+
 def works_list(status: int, body: bytes) -> list[dict[str, Any]]:
-    """The works of an OpenAlex answer; :class:`AnswerError` for another status or an answer that is no list."""
+    """The works of an OpenAlex answer; :class:`QueryRejected` when the API refused the query (400/403, or an
+    ``error`` body), :class:`AnswerError` for another status or an answer that is no list."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if status in REJECTED or (isinstance(data, dict) and "error" in data and "results" not in data):
+        message = data.get("message") or data.get("error") if isinstance(data, dict) else None
+        raise QueryRejected(f"HTTP {status}: query refused ({str(message or 'no message')[:160]})")
     if status != 200:
         raise AnswerError(f"HTTP {status}")
     try:
-        results = json.loads(body)["results"]
-    except (ValueError, KeyError, TypeError) as exc:
+        results = data["results"]  # type: ignore[index]
+    except (KeyError, TypeError) as exc:
         raise AnswerError(f"not an OpenAlex works list ({type(exc).__name__})") from None
     return [work for work in results or [] if isinstance(work, dict)]
 
@@ -61,17 +98,18 @@ class OpenAlex:
     package = "pyalex"
 
     def request(self, title: str, base_url: str, environ: Mapping[str, str]) -> Request:
-        from pyalex import Works
+        return title_search(title, FIELDS, base_url, environ, PER_PAGE)
 
-        return works_request(Works().search_filter(title=clean_query(title)).select(FIELDS), base_url, environ,
-                             PER_PAGE)
+    def fallback(self, title: str, base_url: str, environ: Mapping[str, str]) -> Request:
+        """The full-text search, for a title the filter form could not ask (module docstring)."""
+        return title_search(title, FIELDS, base_url, environ, PER_PAGE, full_text=True)
 
     def parse(self, status: int, body: bytes) -> list[Candidate]:
         found = []
         for work in works_list(status, body):
             doi = _short(work.get("doi"), "https://doi.org/")
-            found.append(Candidate(
-                title=str(work.get("title") or work.get("display_name") or ""),
+            found.append(Candidate.from_service(
+                str(work.get("title") or work.get("display_name") or ""),
                 id=_short(work.get("id"), "https://openalex.org/"), doi=doi, arxiv_id=arxiv_id_of(doi),
                 year=year_of(work.get("publication_year") or work.get("publication_date")),
                 date=work.get("publication_date") or None))

@@ -4,7 +4,8 @@ Request (what ``semanticscholar``'s ``search_paper(title, match_title=True)`` ca
 ``GET {base}/graph/v1/paper/search/match?query=<title>&fields=title,year,externalIds,publicationDate``, with
 ``x-api-key: <key>`` when $SEMANTIC_SCHOLAR_API_KEY is set. Answer: ``{"data": [{"paperId": ..., "title": ...,
 "matchScore": ..., "year": 2017, "externalIds": {"DOI": ..., "ArXiv": ...}, "publicationDate": "2017-06-12"}]}``;
-no match = HTTP 404 ``{"error": "Title match not found"}`` (an answer: nothing found).
+no match = HTTP 404 ``{"error": "Title match not found"}`` (an answer: nothing found). Titles are plain text by
+:func:`~.markup.plain_title`, as for every service.
 
 Only the library's constants and its ``Paper`` record are used: its own client retries a 429 for a minute
 whatever ``Retry-After`` says and reads a 502 or 503 as "nothing found", which would count a real paper as
@@ -58,8 +59,8 @@ class SemanticScholarService:
             paper = Paper(item)
             ids = paper.externalIds or {}
             date = item.get("publicationDate") or None
-            found.append(Candidate(title=paper.title or "", id=paper.paperId, doi=ids.get("DOI"),
-                                   arxiv_id=ids.get("ArXiv"), year=year_of(paper.year or date), date=date))
+            found.append(Candidate.from_service(paper.title or "", id=paper.paperId, doi=ids.get("DOI"),
+                                                arxiv_id=ids.get("ArXiv"), year=year_of(paper.year or date), date=date))
         return found
 
 

@@ -5,6 +5,12 @@ Each entry of the reference list gets one label from the resolver chain (``surge
 exists + not_found), ``unchecked`` entries (a service failed) being left out rather than counted fabricated.
 The prefetch asks each source once for the whole run (every distinct title the corpus lacks); ``score`` only
 reads the labels.
+
+Titles are read whole under every protocol (:func:`~surge_dataset.survey.whole_titles.whole_reference_titles`):
+``--protocol official`` reproduces the released evaluator's title pattern for SurGE's own metrics, which cuts a
+title at ``'``, ``(``, ``?``, ``&``, ``/``...; this metric is SurveyGen's and does not inherit the cut. An entry
+whose released title was cut is looked up (in the corpus too) by its whole title; one the pattern reads whole keeps
+exactly the released title, so its label does not change.
 """
 
 from __future__ import annotations
@@ -13,10 +19,11 @@ from collections import Counter
 from typing import Any
 
 from ...normalise import normalise_title
+from ...survey.whole_titles import WholeTitle, whole_reference_titles
 from ...vocabulary import CORPUS, EXISTS, IN_CORPUS, NOT_FOUND, REFERENCE_LABELS, SURVEYGEN, UNCHECKED
 from ..metric import Metric, MetricOutput, diagnostic, register
 
-__all__ = ["ReferenceExistence", "label_surveys"]
+__all__ = ["ReferenceExistence", "entry_titles", "label_surveys"]
 
 #: Reference entries listed by name in a diagnostic before "..." (the details list them all).
 SHOWN = 3
@@ -30,6 +37,19 @@ def _options(config: Any) -> Any:
     return session, ChainOptions.from_settings(config, session.run or RunOptions(), session.environ)
 
 
+def entry_titles(survey: Any) -> dict[int, Any]:
+    """Reference number -> its whole title (``WholeTitle``) and exact corpus doc id, under the survey's protocol."""
+    whole = whole_reference_titles(survey.text, survey.parsed) if survey.text else {
+        n: WholeTitle(n, r.title, r.line) for n, r in survey.parsed.references.items()}
+    cut = [n for n, w in whole.items() if w.cut or n not in survey.references]
+    resolved = dict(survey.references)
+    corpus = getattr(survey, "corpus", None)
+    if cut:
+        ids = corpus.resolve([whole[n].title for n in cut]) if corpus is not None else [None] * len(cut)
+        resolved.update(zip(cut, ids, strict=True))
+    return {n: (w, resolved.get(n)) for n, w in sorted(whole.items())}
+
+
 def label_surveys(surveys: Any, config: Any) -> None:
     """Label every reference entry of ``surveys`` (``survey.reference_labels``), asking each source once per title."""
     from ...references import label_reference
@@ -37,11 +57,12 @@ def label_surveys(surveys: Any, config: Any) -> None:
     session, options = _options(config)
     chain = session.chain(options)
     titles: dict[str, str] = {}
+    entries = {id(survey): entry_titles(survey) for survey in surveys}
     for survey in surveys:
-        for number, reference in survey.parsed.references.items():
-            key = normalise_title(reference.title)
-            if survey.references.get(number) is None and key:
-                titles.setdefault(key, reference.title)
+        for whole, doc_id in entries[id(survey)].values():
+            key = normalise_title(whole.title)
+            if doc_id is None and key:
+                titles.setdefault(key, whole.title)
     corpus = next((s.corpus for s in surveys if getattr(s, "corpus", None) is not None), None)
     answers: dict[str, list[Any]] = {}
     if titles:
@@ -51,10 +72,10 @@ def label_surveys(surveys: Any, config: Any) -> None:
     papers = {p.doc_id: p for p in corpus.get(fuzzy) if p is not None} if corpus is not None and fuzzy else {}
     for survey in surveys:
         labels = {}
-        for number, reference in survey.parsed.references.items():
-            evidence = label_reference(reference.title, survey.references.get(number),
-                                       answers.get(normalise_title(reference.title), []), options.threshold)
-            labels[number] = (evidence, _after_survey(evidence, survey, papers))
+        for number, (whole, doc_id) in entries[id(survey)].items():
+            evidence = label_reference(whole.title, doc_id, answers.get(normalise_title(whole.title), []),
+                                       options.threshold)
+            labels[number] = (evidence, _after_survey(evidence, survey, papers), whole)
         survey.reference_labels = labels
 
 
@@ -71,14 +92,16 @@ def _after_survey(evidence: Any, survey: Any, papers: dict[int, Any]) -> bool:
 
     if evidence.label == IN_CORPUS:
         paper = survey.papers.get(evidence.doc_id) or papers.get(evidence.doc_id)
+        if paper is None and survey.corpus is not None and evidence.doc_id is not None:
+            paper = next(iter(survey.corpus.get([evidence.doc_id])), None)
         return paper is not None and published_after(paper.date, paper.year, survey.gt.date, survey.gt.year)
     if evidence.label == EXISTS:
         return published_after(evidence.date, evidence.year, survey.gt.date, survey.gt.year)
     return False
 
 
-def _titles(numbers: list[int], survey: Any) -> str:
-    shown = ", ".join(f"[{n}] {survey.parsed.references[n].title[:60]!r}" for n in numbers[:SHOWN])
+def _titles(numbers: list[int], labels: dict[int, Any]) -> str:
+    shown = ", ".join(f"[{n}] {labels[n][2].title[:60]!r}" for n in numbers[:SHOWN])
     return shown + (", ..." if len(numbers) > SHOWN else "")
 
 
@@ -105,16 +128,17 @@ class ReferenceExistence(Metric):
         if survey.reference_labels is None:
             label_surveys([survey], config)
         labels = survey.reference_labels or {}
-        counts = Counter(evidence.label for evidence, _ in labels.values())
+        counts = Counter(evidence.label for evidence, _, _ in labels.values())
         checked = counts[IN_CORPUS] + counts[EXISTS] + counts[NOT_FOUND]
         value = (counts[IN_CORPUS] + counts[EXISTS]) / checked if checked else None
-        after = [n for n, (_, late) in labels.items() if late]
+        after = [n for n, (_, late, _) in labels.items() if late]
         out = {f"refs_{label}": counts[label] for label in REFERENCE_LABELS}
         out.update(refs_after_survey=len(after), reference_lookups_failed=counts[UNCHECKED])
         return MetricOutput({"reference_existence": value}, counts=out, diagnostics=self._notes(survey, labels, after, config),
                             details=[{"kind": "reference", "metric": self.name, "number": number,
-                                      "title": survey.parsed.references[number].title, "after_survey": late,
-                                      **evidence.as_record()} for number, (evidence, late) in sorted(labels.items())])
+                                      "title": whole.title, "after_survey": late,
+                                      **({"protocol_title": whole.protocol_title} if whole.cut else {}),
+                                      **evidence.as_record()} for number, (evidence, late, whole) in sorted(labels.items())])
 
     def _notes(self, survey, labels, after, config) -> list[dict[str, Any]]:
         from ...references import is_offline, parse_services
@@ -122,24 +146,24 @@ class ReferenceExistence(Metric):
         notes = []
         if not labels:
             notes.append(diagnostic("no_references", "the survey has no reference entry: reference_existence undefined"))
-        lacking = [n for n, (e, _) in labels.items() if e.source != CORPUS and e.label in (NOT_FOUND, UNCHECKED)]
+        lacking = [n for n, (e, _, _) in labels.items() if e.source != CORPUS and e.label in (NOT_FOUND, UNCHECKED)]
         services = parse_services(config.bib_services)
         web = [s for s in services if s != SURVEYGEN]
         if lacking and (not web or is_offline()):
             why = "SURGE_OFFLINE=1" if web else "no web service in --bib-services" if services else "no --bib-services"
             notes.append(diagnostic(
                 "references_corpus_only", f"{why}: {len(lacking)} reference entries the corpus lacks were not "
-                f"looked up on the web and count as not_found ({_titles(sorted(lacking), survey)}); "
+                f"looked up on the web and count as not_found ({_titles(sorted(lacking), labels)}); "
                 "reference_existence is a lower bound"))
-        unchecked = sorted(n for n, (e, _) in labels.items() if e.label == UNCHECKED)
+        unchecked = sorted(n for n, (e, _, _) in labels.items() if e.label == UNCHECKED)
         if unchecked:
             first = labels[unchecked[0]][0].failed[0]
             notes.append(diagnostic(
                 "references_unchecked", f"{len(unchecked)} reference entries could not be checked ({first}): left "
-                f"out of reference_existence; a rerun asks again ({_titles(unchecked, survey)})"))
+                f"out of reference_existence; a rerun asks again ({_titles(unchecked, labels)})"))
         if after:
             date = survey.gt.date or survey.gt.year
             notes.append(diagnostic(
                 "reference_after_survey", f"{len(after)} reference entries were published after the survey's date "
-                f"({date}): temporal leakage ({_titles(sorted(after), survey)})"))
+                f"({date}): temporal leakage ({_titles(sorted(after), labels)})"))
         return notes

@@ -1,0 +1,103 @@
+"""A local server on 127.0.0.1 that replays real recorded answers of OpenAlex, Semantic Scholar, arXiv and Crossref.
+
+The answers are files under ``tests/fixtures/services/<service>/`` (origins and licences in the README there); the
+index (``index.json``) maps a request to one of them and does nothing else: for each service a list of rules
+``{"path": ..., "match": {param: value}, "status": ..., "answer": <file>}``, tried in order, the first whose path
+equals the request's and whose every ``match`` parameter equals the request's (URL-decoded, first value) answers;
+an empty ``match`` is the service's answer to every other request (a recorded miss). No title is compared here:
+the code under test does all the matching. A request no rule takes gets a 404 ``no recorded answer`` and is kept
+in :attr:`ReplayServer.unmatched`, so a test can insist that every request it caused was a recorded one.
+
+Services live under path prefixes, as on ``surge_dataset.references.testing.BibServer``: ``/openalex``, ``/s2``,
+``/arxiv``, ``/crossref`` (``base_url_options()`` gives the ``bib_base_url`` values). Extra rules (a fault: 429 with
+``Retry-After``, 500, a refused query) are given by the test and tried first; those are the only hand-written answers.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from surge_dataset.local_server import LocalHTTPServer, QuietHandler, send_answer
+from surge_dataset.references.testing import PREFIXES  # the same paths as the scripted stand-in (BibServer)
+
+__all__ = ["FIXTURES", "PREFIXES", "ReplayServer", "Served"]
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "services"
+_TYPES = {".json": "application/json", ".xml": "application/atom+xml; charset=utf-8"}
+
+
+@dataclass(frozen=True)
+class Served:
+    """One request and the file that answered it (``None``: no rule took it)."""
+
+    service: str
+    path: str
+    params: dict[str, str]
+    status: int
+    answer: str | None
+
+
+class ReplayServer(LocalHTTPServer):
+    """``with ReplayServer() as server: compute(..., bib_base_url=server.base_url_options())``."""
+
+    def __init__(self, index: str | Path = FIXTURES / "index.json",
+                 extra_rules: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> None:
+        self.root = Path(index).parent
+        rules = json.loads(Path(index).read_text(encoding="utf-8"))["rules"]
+        self.rules = {service: [*(extra_rules or {}).get(service, ()), *rules.get(service, ())] for service in PREFIXES}
+        self.served: list[Served] = []
+        self._lock = threading.Lock()
+        super().__init__()
+
+    def base_url(self, service: str) -> str:
+        return f"{self.address}{PREFIXES[service]}"
+
+    def base_url_options(self) -> list[str]:
+        return [f"{service}={self.base_url(service)}" for service in PREFIXES]
+
+    @property
+    def unmatched(self) -> list[Served]:
+        with self._lock:
+            return [s for s in self.served if s.answer is None]
+
+    def answers(self, service: str | None = None) -> list[str]:
+        """The files served (of one service), in order."""
+        with self._lock:
+            return [s.answer for s in self.served if s.answer and (service is None or s.service == service)]
+
+    def _answer(self, service: str, path: str, params: dict[str, str]) -> tuple[int, bytes, dict[str, str], str | None]:
+        for rule in self.rules[service]:
+            if rule["path"] == path and all(params.get(k) == v for k, v in rule["match"].items()):
+                file = self.root / rule["answer"]
+                headers = {"Content-Type": _TYPES.get(file.suffix, "application/octet-stream"),
+                           **rule.get("headers", {})}
+                return int(rule["status"]), file.read_bytes(), headers, rule["answer"]
+        body = json.dumps({"error": f"no recorded answer for {service} {path}?{params}"}).encode()
+        return 404, body, {"Content-Type": "application/json"}, None
+
+    def start(self) -> ReplayServer:
+        owner = self
+        services = {prefix: service for service, prefix in PREFIXES.items()}
+
+        class Handler(QuietHandler):
+            def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+                url = urlsplit(self.path)
+                prefix = "/" + url.path.lstrip("/").split("/", 1)[0]
+                service = services.get(prefix)
+                params = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+                if service is None:
+                    send_answer(self, 404, b'{"error": "no such service"}', {"Content-Type": "application/json"})
+                    return
+                path = url.path[len(prefix):] or "/"
+                status, body, headers, answer = owner._answer(service, path, params)
+                with owner._lock:
+                    owner.served.append(Served(service, path, params, status, answer))
+                send_answer(self, status, body, headers)
+
+        return self._serve(Handler, "replay-server")
