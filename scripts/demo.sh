@@ -17,6 +17,6 @@ step "surge data render --data surge --split test --out outputs/gt-as-generated"
 step "surge metrics install   # evaluate.load(\"surge/<name>\") now works offline"
 "$surge" metrics install >/dev/null
 MINILM="$("$surge" models path minilm)"
-step "surge evaluate --data surge --passages outputs/gt-as-generated --metrics recall,shr,rouge_bleu --embedding-model \$($surge models path minilm) --out outputs/results.json"
+step "surge evaluate --data surge --passages outputs/gt-as-generated --metrics recall,shr,rouge_bleu --embedding-model \$($surge models path minilm) --out outputs/ground-truth.json"
 "$surge" evaluate --data surge --passages outputs/gt-as-generated --metrics recall,shr,rouge_bleu \
-  --embedding-model "$MINILM" --out outputs/results.json
+  --embedding-model "$MINILM" --out outputs/ground-truth.json

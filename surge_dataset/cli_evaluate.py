@@ -55,6 +55,12 @@ def evaluate(
                       "from the released one)", highlight=False)
     if price_per_1k and not dry_run:
         _fail("--price-per-1k goes with --dry-run (real runs record the tokens in results['judge']['llm'])")
+    hub = None
+    if not dry_run:  # every model the run loads is here, or one error names them all, before any work
+        from .evaluation.models import model_needs
+        from .models.availability import preflight
+
+        hub = preflight(model_needs(config))
     dataset = _open_data(data)
     run = RunOptions(**run_settings)
     if dry_run:
@@ -65,7 +71,10 @@ def evaluate(
             evaluate_dry_run(dataset, passages, config, per_1k=parse_price(price_per_1k), base_url=run.base_url,
                              cache_dir=run.cache_dir)
         return
-    results = run_with_progress(dataset, passages, out, config, run, details, processes)
+    from .models.availability import hub_offline
+
+    with hub_offline(hub == "unreachable"):  # every Hub model is cached: read it, never wait on the Hub
+        results = run_with_progress(dataset, passages, out, config, run, details, processes)
     if results is None:  # another process of the launch: the main one writes the results and prints
         return
     raise typer.Exit(print_results(results, config, out, details=details, quiet=quiet))
@@ -110,7 +119,14 @@ def print_results(results: dict[str, Any], config: EvaluationConfig, out: Path, 
         counts = record["counts"]
         table.add_row(survey_id, *(_fmt(record.get(k)) for k in keys), f"{counts['references']} ({counts['resolved']})")
     table.add_row("[bold]mean", *(f"[bold]{_fmt(results['average'][k])}" for k in keys), "")
+    averaging = results.get("averaging") or {}
+    if averaging.get("counted_zero"):  # the mean above counts zeros for some surveys: the mean without them
+        table.add_row("mean of scored", *(_fmt(averaging["average_scored"].get(k)) for k in keys), "")
     out_console.print(table)
+    from .evaluation.summary import averaging_lines
+
+    for line in averaging_lines(averaging, results["config"].get("passages")):
+        console.print(f"[yellow]note:[/] {line}", highlight=False)
     for share in results["config"].get("model_work", []):  # an accelerate launch: what each process computed
         console.print(ModelShare(**share).line(results["config"]["num_processes"]), markup=False, highlight=False)
     if "judge" in results:

@@ -51,7 +51,7 @@ def arena(
     from .cli_data import _open_data
     from .evaluation.models import judge_report, model_factories
     from .io import atomic_write_json
-    from .judging.arena import load_systems, run_arena
+    from .judging.arena import consistency_warning, load_systems, run_arena
 
     systems = load_systems(results, passages_root)
     config = EvaluationConfig(metrics=[], judge=judge, judge_max_tries=judge_max_tries)
@@ -64,10 +64,14 @@ def arena(
     table = Table(title=Text(f"arena: {len(output['pairs'])} pairs, judge {judge}, both orders; Bradley-Terry [95% CI]"))
     for column in ("rank", "system", "rating [95% CI]", "Elo", "W/T/L", "missing", "consistency"):
         table.add_column(column, justify="left" if column == "system" else "right")
-    for rank, name in enumerate(output["ranking"], 1):
-        s = output["systems"][name]
-        table.add_row(str(rank), Text(name), _fmt(s["rating"]) + _interval(s["ci_low"], s["ci_high"]), _fmt(s["elo"], 0),
+    for name in output["ranking"]:
+        s, rank = output["systems"][name], output["ranks"][name]
+        table.add_row("–" if rank is None else str(rank), Text(name),
+                      _fmt(s["rating"]) + _interval(s["ci_low"], s["ci_high"]), _fmt(s["elo"], 0),
                       f"{s['wins']}/{s['ties']}/{s['losses']}", str(s["missing"]), _fmt(s["consistency"], 2))
+    flag = consistency_warning(output)
+    if flag:
+        table.caption = Text(f"⚠ {flag}", style="yellow")
     out_console.print(table)
     stats = output["judge"].get("llm", {})
     console.print(f"judge: {stats.get('requested', 0)} requests, {stats.get('cache_hits', 0)} from cache; "

@@ -9,8 +9,9 @@ from typing import Any
 
 import typer
 
-#: Where ``surge data build`` writes by default, and so what every ``--data`` reads by default.
-DEFAULT_DATA = "surge"
+from .defaults import DEFAULT_DATA
+
+__all__ = ["DEFAULT_DATA", "data_option", "settings_options"]
 
 
 def data_option(what: str = "") -> Any:

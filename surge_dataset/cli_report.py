@@ -20,7 +20,8 @@ from .vocabulary import parse_list
 
 def report(
     results: list[Path] = typer.Argument(
-        ..., help="`surge evaluate` results files, one per system (retrieval-eval outputs are recognised too)."
+        ..., help="`surge evaluate` results files, one per system, or folders of them (retrieval-eval and arena "
+        "outputs are recognised too)."
     ),
     out: Path = typer.Option(Path("report"), "--out", help="Folder for tables, figures, significance.json, report.json."),
     with_paper: bool = typer.Option(False, "--with-paper", help="Add the paper's published rows (Table 4 / Table 3), marked †."),
@@ -38,9 +39,12 @@ def report(
 ) -> None:
     """Tables (Markdown/LaTeX/HTML), 95% CIs, paired significance, figures and drill-down from results files."""
     from .report import _fmt as fmt
-    from .report import build_report, classify_inputs, metric_label
+    from .report import build_report, classify_inputs, expand_folders, metric_label
 
-    evaluated, detected = classify_inputs(results)
+    files, skipped = expand_folders(results)
+    for path in skipped:
+        console.print(f"[yellow]note:[/] skipped {path}: not a results file", highlight=False)
+    evaluated, detected = classify_inputs(files)
     retrieval_files = [Path(p) for item in retrieval or [] for p in parse_list(item)]
     report_data = build_report(
         evaluated, out, retrieval=[*detected, *retrieval_files], with_paper=with_paper, metrics=metrics,
@@ -48,6 +52,8 @@ def report(
     )
     for warning in report_data["warnings"]:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    for note in report_data["notes"]:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
     chosen = report_data["settings"]["metrics"]
     if chosen:
         table = Table(title=f"{len(report_data['survey_ids'])} surveys; mean [95% CI]")

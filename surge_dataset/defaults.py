@@ -1,4 +1,5 @@
-"""Default model names, in one place: every module, CLI option and metric declaration imports them from here.
+"""Default model names and the default dataset folder, in one place: every module, CLI option and metric declaration
+imports them from here.
 
 The defaults are the paper's choices (protocol.md §4 and §6), so results computed with them are comparable
 with the published tables.
@@ -7,6 +8,7 @@ with the published tables.
 from __future__ import annotations
 
 __all__ = [
+    "DEFAULT_DATA",
     "DEFAULT_EMBEDDING_MODEL",
     "DEFAULT_NER_MODEL",
     "DEFAULT_NLI_MODEL",
@@ -16,6 +18,8 @@ __all__ = [
     "PUBLISHED_JUDGE_MODEL",
 ]
 
+#: Where ``surge data build`` writes by default, and so what every ``--data`` reads by default (``./surge``).
+DEFAULT_DATA = "surge"
 #: Citation accuracy's cross-encoder (Doc/Sec/Sent-Acc); the released evaluator's ``nli_model_path``.
 DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-base"
 #: SHR's sentence embedder (also structure_overlap, sim); the released evaluator's ``flag_model_path``.

@@ -135,3 +135,35 @@ def test_arena_errors_are_one_line(systems, sample_dataset, tmp_path):
                                    "--data", str(sample_dataset), "--passages-root", str(tmp_path)])
     assert bad.exit_code == 2 and "--passages-root" in bad.output
     assert issubclass(JudgingError, SurgeError)  # one line and exit 2 from the root command, no except here
+
+
+def test_tied_systems_share_a_rank_and_a_position_biased_judge_is_flagged(systems, sample_dataset, tmp_path):
+    """A judge that always answers "A" ties every pair (both orders disagree): all systems tie, so all rank 1
+    (never 1, 2, 3), and its position consistency 0.00 is below MIN_POSITION_CONSISTENCY: flagged in the arena
+    table, in arena.json, in the report's arena.md and among the report's warnings."""
+    from surge_dataset.judging.arena import MIN_POSITION_CONSISTENCY
+
+    _, results = systems
+    out = tmp_path / "arena.json"
+    with ScriptedOpenAIServer(responder=always_a) as server:
+        result = _arena(server, sample_dataset, results, out)
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["ranks"] == {"short": 1, "long": 1, "mid": 1}
+    assert data["consistency"] == 0.0 and data["low_consistency"] is True and MIN_POSITION_CONSISTENCY == 0.5
+    rows = [line for line in result.output.splitlines() if line.startswith("│")]
+    assert [row.split("│")[1].strip() for row in rows] == ["1", "1", "1"]
+    assert "position consistency 0.00 is below 0.50" in result.output
+    report = build_report([*results, out], tmp_path / "report", formats=(), resamples=100)
+    text = (tmp_path / "report" / "arena.md").read_text()
+    assert text.count("| 1 |") == 3 and "| 2 |" not in text
+    assert "position consistency 0.00 is below 0.50" in text
+    assert any("position consistency 0.00 is below 0.50" in w for w in report["warnings"])
+
+
+def test_ranks_with_ties_are_competition_ranks():
+    """Equal ratings (to 1e-9) share the best rank of their group, the next rank skips: 1, 1, 3; no rating: None."""
+    from surge_dataset.judging.arena import shared_ranks
+
+    assert shared_ranks({"a": 0.5, "b": 0.5 + 1e-12, "c": -1.0, "d": None}) == {"a": 1, "b": 1, "c": 3, "d": None}
+    assert shared_ranks({"x": 0.1, "y": 0.2}) == {"y": 1, "x": 2}

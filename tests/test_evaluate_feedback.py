@@ -94,3 +94,60 @@ def test_details_say_when_nothing_applies_and_a_resumed_run_still_writes_them(
     assert kinds == [(1, "reference", "title not found in the corpus (not_in_corpus)")] + [
         (1, "citation", "title not found in the corpus (not_in_corpus)")] * 2  # the text's [1] and the list's
     assert "details: 3 records" in output
+
+
+def test_what_the_mean_is_over_is_said_under_the_table_and_recorded(sample_dataset: Path, tmp_path: Path) -> None:
+    """Issue 33.3: a stray folder 99/ (no such survey) counts 0 in the released mean; test topic 2 has no survey.
+    Under the table: the survey that counted 0 and why, the topic without a survey, the mean over the scored
+    surveys; the results JSON records the same (``averaging``) for `surge report`."""
+    from surge_dataset.data.render import render_surveys
+
+    data = SurgeData.open(sample_dataset)
+    passages = tmp_path / "out"
+    render_surveys([data.survey(0), data.survey(1)], data.corpus, passages)
+    (passages / "99").mkdir()
+    (passages / "99" / "survey.md").write_text("# A survey of nothing\n")
+    result = runner.invoke(app, ["evaluate", "--data", str(sample_dataset), "--passages", str(passages),
+                                 "--metrics", "recall", "--out", str(tmp_path / "r.json")])
+    assert result.exit_code == 1, result.output  # a survey folder failed
+    results = json.loads((tmp_path / "r.json").read_text())
+    recall = [results["surveys"][s]["recall"] for s in ("0", "1")]
+    assert results["average"]["recall"] == pytest.approx(sum(recall) / 3)  # 99 counted 0 (--aggregate released)
+    averaging = results["averaging"]
+    assert averaging["counted_zero"] == [{"survey_id": 99, "keys": ["recall"],
+                                          "reason": "could not be evaluated: KeyError: 'survey id 99 has no "
+                                                    "ground truth in the dataset'"}]
+    assert averaging["topics_without_survey"] == [2] and averaging["topics"] == "test"
+    assert averaging["average_scored"]["recall"] == pytest.approx(sum(recall) / 2)
+    assert averaging["average_scored_counts"] == {"recall": 2}
+    lines = result.output.splitlines()
+    table_end = next(i for i, line in enumerate(lines) if "mean of scored" in line)  # the row under "mean"
+    assert lines[table_end - 1].split("│")[1].strip() == "mean" and f"{sum(recall) / 2:.4f}" in lines[table_end]
+    notes = [line for line in lines[table_end:] if line.startswith("note:")]
+    assert ("note: the mean counts 0 for 1 survey (--aggregate released): 99 (recall: could not be evaluated: "
+            "KeyError: 'survey id 99 has no ground truth in the dataset')") in notes
+    assert f"note: 1 test topic has no generated survey in {passages}: 2 (not in the mean)" in notes
+
+
+def test_undefined_values_counted_zero_are_listed_and_left_out_of_the_scored_mean() -> None:
+    """Released aggregate: survey 5's shr was undefined and scored 0 (its diagnostic names the key); survey 9's
+    folder failed. Mean of scored: shr over survey 4 alone, recall over 4 and 5."""
+    from surge_dataset.evaluation import EvaluationConfig
+    from surge_dataset.evaluation.summary import averaging_notes
+
+    config = EvaluationConfig(metrics=["recall", "shr"])
+    surveys = {"4": {"recall": 0.5, "shr": 0.8, "diagnostics": []},
+               "5": {"recall": 0.25, "shr": 0.0, "diagnostics": [
+                   {"code": "undefined_scored_zero", "message": "shr undefined for this survey: scored 0 ...",
+                    "line": None, "keys": ["shr"]}]}}
+    failures = [{"survey_id": 9, "path": "x/9", "error": "folder holds no file"}]
+    notes = averaging_notes(surveys, failures, [], config, topics=[4, 5, 9, 11], topics_name="test")
+    assert notes["counted_zero"] == [
+        {"survey_id": 5, "keys": ["shr"], "reason": "undefined for this survey"},
+        {"survey_id": 9, "keys": ["recall", "shr"], "reason": "could not be evaluated: folder holds no file"}]
+    assert notes["topics_without_survey"] == [11]
+    assert notes["average_scored"] == {"recall": pytest.approx(0.375), "shr": pytest.approx(0.8)}
+    assert notes["average_scored_counts"] == {"recall": 2, "shr": 1}
+    defined = averaging_notes(surveys, failures, [], EvaluationConfig(metrics=["recall", "shr"], aggregate="defined"),
+                              topics=[4, 5, 9, 11], topics_name="test")
+    assert defined["counted_zero"] == []  # nothing counts 0 under defined: failures and undefined values are left out

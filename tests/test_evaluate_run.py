@@ -197,3 +197,19 @@ def test_real_baseline_outputs_evaluate_without_crashing(baseline_outputs_dir, s
         assert set(results["surveys"]) == {"0", "1", "2"}
         assert {f["survey_id"] for f in results["failures"]} == set(range(3, 10))
         assert all(r["counts"]["references"] > 0 or system == "Naive" for r in results["surveys"].values())
+
+
+def test_model_settings_are_recorded_only_for_the_models_a_metric_used(sample_dataset, rendered, minilm_path,
+                                                                      tmp_path):
+    """Issue 33.8: a recall-only run records no nli_model, embedding_model, ner_model or their precisions (no model
+    computed anything); an SHR run records its embedding model and no NLI model. The journal key is unchanged."""
+    data = SurgeData.open(sample_dataset)
+    recall = evaluate_run(data, rendered, tmp_path / "recall.json", EvaluationConfig(metrics=["recall"]))["config"]
+    assert not {"nli_model", "dtype", "embedding_model", "embedding_dtype", "ner_model"} & set(recall)
+    assert recall["judge"] is None and recall["protocol"] == "official"
+    config = EvaluationConfig(metrics=["shr"], embedding_model=str(minilm_path))
+    shr = evaluate_run(data, rendered, tmp_path / "shr.json", config,
+                       encoder_factory=lambda: _embedder(minilm_path))["config"]
+    assert shr["embedding_model"] == str(minilm_path) and "embedding_dtype" in shr
+    assert "nli_model" not in shr and "ner_model" not in shr
+    assert EvaluationConfig(metrics=["recall"]).key("fp") == "74b7e70cf4aa4af7"  # tests/test_journal_keys.py

@@ -43,9 +43,10 @@ def test_a_default_model_missing_offline_names_the_metric_and_the_download_comma
         pytest.skip("huggingface_hub was imported before HF_HUB_OFFLINE=1 was set")
     base = ["evaluate", "--data", str(sample_dataset), "--passages", str(rendered)]
     line = one_line_error(runner.invoke(app, [*base, "--metrics", "all", "--out", str(tmp_path / "a.json")]))
-    assert "Doc-Acc" in line and "`surge models download cross-encoder/nli-deberta-v3-base`" in line
+    assert "(citation_accuracy; --nli-model)" in line and "`surge models download cross-encoder/nli-deberta-v3-base`" in line
+    assert "(shr; --embedding-model)" in line  # every missing model in the one line (tests/test_model_preflight.py)
     line = one_line_error(runner.invoke(app, [*base, "--metrics", "shr", "--out", str(tmp_path / "b.json")]))
-    assert "SHR" in line and "`surge models download BAAI/bge-large-en-v1.5`" in line
+    assert "(shr; --embedding-model)" in line and "`surge models download BAAI/bge-large-en-v1.5`" in line
     assert "--embedding-model $(surge models path minilm)" in line  # the bundled stand-in
 
 
@@ -91,3 +92,44 @@ def test_a_full_disk_during_evaluate_is_one_line_and_a_rerun_resumes(
     result = runner.invoke(app, command)
     assert result.exit_code == 0, result.output
     assert out.is_file()
+
+
+def test_a_flat_folder_of_survey_files_points_to_surge_import(sample_dataset: Path, rendered: Path,
+                                                             tmp_path: Path) -> None:
+    """Issue 33.8: OUT/0.md, OUT/1.md (no OUT/<id>/ folders) is one line naming `surge import ... --format markdown`,
+    whose output `surge evaluate` reads."""
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for survey_id in (0, 1):
+        (flat / f"{survey_id}.md").write_text((rendered / str(survey_id) / "survey.md").read_text())
+    line = one_line_error(runner.invoke(app, ["evaluate", "--data", str(sample_dataset), "--passages", str(flat),
+                                              "--metrics", "recall", "--out", str(tmp_path / "r.json")]))
+    assert f"--passages {flat} holds survey files (0.md, 1.md) directly" in line
+    command = f"surge import {flat} --format markdown --data {sample_dataset} --out {flat}-folders"
+    assert f"`{command}`" in line
+    imported = runner.invoke(app, command.split()[1:])
+    assert imported.exit_code == 0, imported.output
+    assert runner.invoke(app, ["evaluate", "--data", str(sample_dataset), "--passages", f"{flat}-folders",
+                               "--metrics", "recall", "--out", str(tmp_path / "r.json")]).exit_code == 0
+
+
+def test_no_dataset_folder_names_the_data_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33.8: run from a folder without ./surge, the error says --data defaults to ./surge and how to build it."""
+    monkeypatch.chdir(tmp_path)
+    line = one_line_error(runner.invoke(app, ["evaluate", "--passages", str(tmp_path), "--metrics", "recall"]))
+    assert line.startswith("error: surge: no such dataset folder: --data defaults to ./surge")
+    assert "`surge data build --source examples/sample --out surge`" in line
+    other = one_line_error(runner.invoke(app, ["data", "export", "--data", "nowhere", "--out", str(tmp_path / "o")]))
+    assert "nowhere: no such dataset folder" in other and "default ./surge" in other
+
+
+def test_generate_without_the_run_file_says_how_to_make_it(sample_dataset: Path, tmp_path: Path) -> None:
+    """Issue 33.7: docs/baselines.md's small-model example names runs/bm25.test.trec; without it the error says
+    which commands write it."""
+    line = one_line_error(runner.invoke(app, ["generate", "--system", "rag", "--llm", "gguf:model.gguf",
+                                              "--data", str(sample_dataset), "--run", str(tmp_path / "bm25.test.trec"),
+                                              "--out", str(tmp_path / "out")]))
+    assert f"--run {tmp_path / 'bm25.test.trec'}: no such file" in line
+    assert "`surge index bm25 --data surge --out indexes/bm25`" in line
+    assert ("`surge retrieve --index indexes/bm25 --data surge --queries test --query-type titles --k 100 "
+            f"--out {tmp_path / 'bm25.test.trec'}`") in line

@@ -295,6 +295,14 @@ def test_the_app_builds_as_gradio_blocks(space):
 
     demo = app.build_app(space / "data")
     assert type(demo).__name__ == "Blocks"
+    # issue 33.8: the CI plot marks each system's mean, in its own colour, between the interval's two ends
+    ci_plot = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "plot-ci")
+    assert type(ci_plot).__name__ == "ScatterPlot" and ci_plot.color == "point"
+    assert set(ci_plot.color_map) == {"mean", "95% CI low", "95% CI high"}
+    assert ci_plot.color_map["mean"] != ci_plot.color_map["95% CI low"] == ci_plot.color_map["95% CI high"]
+    board = app.lbdata.Board(space / "data")
+    points = board.ci_ranges(board.metrics[0], next(iter(board.groups)))
+    assert points.groupby("system")["point"].apply(set).map(lambda p: "mean" in p).all()
 
 
 def _cli() -> typer.Typer:

@@ -34,9 +34,11 @@ RESAMPLES = 2000  # enough for the assertions below, keeps the file fast
 
 def write_results(
     path: Path, values: dict[str, list[float | None]], *, ids: list[int] | None = None,
-    system: str | None = None, extra: dict[int, dict[str, Any]] | None = None,
+    system: str | None = None, extra: dict[int, dict[str, Any]] | None = None, config: dict[str, Any] | None = None,
+    averaging: dict[str, Any] | None = None,
 ) -> Path:
-    """A minimal `surge evaluate` results file: per-survey metric values (+ counts/diagnostics)."""
+    """A minimal `surge evaluate` results file: per-survey metric values (+ counts/diagnostics); ``config``
+    entries replace the default ones; ``averaging``: what the means are over (as `surge evaluate` records it)."""
     n = len(next(iter(values.values())))
     ids = ids if ids is not None else list(range(n))
     surveys = {}
@@ -47,13 +49,14 @@ def write_results(
         record["diagnostics"] = []
         record.update((extra or {}).get(sid, {}))
         surveys[str(sid)] = record
-    config: dict[str, Any] = {"metrics": ["recall", "rouge_bleu"], "protocol": "official", "data_fingerprint": "x"}
+    recorded: dict[str, Any] = {"metrics": ["recall", "rouge_bleu"], "protocol": "official", "data_fingerprint": "x",
+                                **(config or {})}
     if system:
-        config["system"] = system
+        recorded["system"] = system
     averages = {m: float(np.mean([x for x in v if x is not None])) for m, v in values.items()}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"config": config, "surveys": surveys, "average": averages,
-                                "average_counts": {}, "failures": []}), encoding="utf-8")
+    path.write_text(json.dumps({"config": recorded, "surveys": surveys, "average": averages, "average_counts": {},
+                                "failures": [], **({"averaging": averaging} if averaging else {})}), encoding="utf-8")
     return path
 
 
@@ -298,3 +301,106 @@ def test_report_is_reproducible(three_systems: list[Path], tmp_path: Path) -> No
             "bars.png", "bars.svg"} <= set(recorded["files"])
     for name in ("table.md", "table.tex", "significance.json", "report.json", "bars.svg", "heatmap_recall.svg"):
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+# ------------------------------------------------------------------------------------------ issue 33
+
+
+def test_the_report_says_what_each_mean_is_over(tmp_path: Path) -> None:
+    """Issue 33.3: the results file's ``averaging`` (surveys counted 0, topics without a survey, the mean over
+    scored surveys) is in the report: printed, in table.md's notes and in report.json."""
+    averaging = {"counted_zero": [{"survey_id": 99, "keys": ["recall"], "reason": "could not be evaluated: no file"}],
+                 "topics": "test", "topics_without_survey": [7], "average_scored": {"recall": 0.5},
+                 "average_scored_counts": {"recall": 3}}
+    a = write_results(tmp_path / "sys.json", {"recall": [0.4, 0.5, 0.6]}, averaging=averaging)
+    out = tmp_path / "report"
+    result = CliRunner().invoke(surge_app, ["report", str(a), "--out", str(out), "--resamples", "200"])
+    assert result.exit_code == 0, result.output
+    counted = "sys: the mean counts 0 for 1 survey (--aggregate released): 99 (recall: could not be evaluated: no file)"
+    missing = "sys: 1 test topic has no generated survey: 7 (not in the mean)"
+    scored = "sys: the mean over the scored surveys only (no zero standing in): recall 0.5000"
+    for line in (counted, missing, scored):
+        assert f"note: {line}" in result.output and f"{line}." in (out / "table.md").read_text()
+    assert json.loads((out / "report.json").read_text())["averaging"] == {"sys": averaging}
+
+
+def _run(path: Path, values: dict[str, list[float | None]], **config: Any) -> Path:
+    return write_results(path, values, config={"passages": "outputs/a", **config})
+
+
+def test_runs_of_one_system_and_settings_are_one_row(tmp_path: Path) -> None:
+    """Issue 33.4, docs/judges.md: the objective columns from one run, the judged ones from another (same passage
+    folder, same settings) -> one row, each column from the run that has it."""
+    objective = _run(tmp_path / "a.json", {"recall": [0.4, 0.5, 0.6], "shr": [0.9, 0.8, 0.7]},
+                     metrics=["recall", "shr"], embedding_model="minilm")
+    judged = _run(tmp_path / "a-judged.json", {"sqs": [1.0, 2.0, 3.0]}, metrics=["sqs"], judge="openai:gpt-4o",
+                  judge_settings={"model": "openai:gpt-4o"})
+    out = tmp_path / "report"
+    result = CliRunner().invoke(surge_app, ["report", str(objective), str(judged), "--out", str(out),
+                                            "--metrics", "recall,shr,sqs", "--resamples", "200"])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in (out / "table.md").read_text().splitlines() if line.startswith("| a ")]
+    assert len(rows) == 1 and "0.5000" in rows[0] and "0.8000" in rows[0] and "2.0000" in rows[0]
+    recorded = json.loads((out / "report.json").read_text())
+    assert [(i["system"], Path(i["path"]).name) for i in recorded["inputs"]] == [("a", "a.json"), ("a", "a-judged.json")]
+    assert "note: a: a.json and a-judged.json are one system" in result.output
+
+
+def test_merge_runs_keeps_alternatives_apart_and_refuses_conflicts(tmp_path: Path) -> None:
+    """The merge function the report (and the leaderboard) use: runs whose shared columns were computed under
+    different settings stay apart (an ablation); other settings or no recorded passage folder: apart; the same
+    column with different values under the same settings is refused, naming both files."""
+    from surge_dataset.report import merge_runs
+
+    minilm = _run(tmp_path / "minilm.json", {"shr": [0.9, 0.8]}, metrics=["shr"], embedding_model="minilm")
+    bge = _run(tmp_path / "bge.json", {"shr": [0.7, 0.6]}, metrics=["shr"], embedding_model="bge")
+    paper = _run(tmp_path / "paper.json", {"recall": [0.1, 0.2]}, metrics=["recall"], protocol="paper")
+    unnamed = write_results(tmp_path / "unnamed.json", {"bleu": [1.0, 2.0]})
+    merged = merge_runs(load_results([minilm, bge, paper, unnamed]))
+    assert [s.name for s in merged] == ["minilm", "bge", "paper", "unnamed"]
+    same = _run(tmp_path / "again.json", {"shr": [0.9, 0.8], "recall": [0.3, 0.4]}, metrics=["shr", "recall"],
+                embedding_model="minilm")
+    (one,) = merge_runs(load_results([minilm, same]))
+    assert one.name == "minilm" and [p.path.name for p in one.parts] == ["minilm.json", "again.json"]
+    assert one.surveys["1"]["shr"] == 0.8 and one.surveys["1"]["recall"] == 0.4
+    assert one.config["metrics"] == ["recall", "shr"]
+    changed = _run(tmp_path / "changed.json", {"shr": [0.9, 0.5]}, metrics=["shr"], embedding_model="minilm")
+    with pytest.raises(ReportError, match=r"minilm\.json and \S*changed\.json both hold shr .*survey 1: 0\.8 vs 0\.5"):
+        merge_runs(load_results([minilm, changed]))
+
+
+def test_report_of_a_folder_reads_its_results_files(three_systems: list[Path], tmp_path: Path) -> None:
+    """Issue 33.7: `surge report FOLDER` reads the folder's results files (as judge-agreement does), says which
+    JSON files it skipped, and an empty folder is one line, not an IsADirectoryError traceback."""
+    folder = three_systems[0].parent
+    (folder / "report.json").write_text(json.dumps({"versions": {}}))  # an earlier report's file: not results
+    out = tmp_path / "report"
+    result = CliRunner().invoke(surge_app, ["report", str(folder), "--out", str(out), "--resamples", "200"])
+    assert result.exit_code == 0, result.output
+    assert [i["system"] for i in json.loads((out / "report.json").read_text())["inputs"]] == ["strong", "twin", "weak"]
+    assert f"note: skipped {folder / 'report.json'}: not a results file" in result.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    failed = CliRunner().invoke(surge_app, ["report", str(empty), "--out", str(out)])
+    assert failed.exit_code == 2 and "Traceback" not in failed.output
+    assert f"{empty}: a folder without results files" in failed.output
+    with pytest.raises(ReportError, match="is a folder"):
+        load_results([empty])
+
+
+def test_html_holds_the_figures_and_the_footer_promises_only_what_is_there(three_systems: list[Path],
+                                                                          tmp_path: Path) -> None:
+    """Issue 33.8: table.html shows the figures (inline SVG); "Bold: best per column" only when a value is bold;
+    significance.md with one system says why there is no table."""
+    out = tmp_path / "report"
+    build_report(three_systems, out, metrics="recall,bleu", resamples=RESAMPLES)
+    page = (out / "table.html").read_text()
+    assert page.count("<svg") == 3 and "<figure" in page  # bars, heatmap_recall, heatmap_bleu
+    assert "Bold: best per column" in page and "<b>" in page
+    one = tmp_path / "one"
+    build_report(three_systems[:1], one, metrics="recall", resamples=RESAMPLES)
+    for name in ("table.md", "table.html", "table.tex"):
+        assert "Bold" not in (one / name).read_text(), name
+    significance_page = (one / "significance.md").read_text()
+    assert "| Metric |" not in significance_page
+    assert "One system (strong): paired significance compares two systems" in significance_page

@@ -66,7 +66,7 @@ def test_demo_builds_the_sample_to_surge_and_installs_the_metrics() -> None:
         r'"\$surge" data build .*', r'"\$surge" data render .*', r'"\$surge" metrics install', r'"\$surge" evaluate .*'))
     assert "--source examples/sample --out surge --overwrite" in build and "--data surge" in render
     assert demo.index(install) < demo.index(evaluate) and "models path minilm" in demo
-    assert demo.rstrip().endswith("--out outputs/results.json")  # the table is the last thing printed
+    assert demo.rstrip().endswith("--out outputs/ground-truth.json")  # the table is the last thing printed
 
 
 @pytest.mark.parametrize("path", ["surge/", "outputs/x.json", "runs/bm25.trec", "results/rag.json", "report/table.md",
@@ -94,7 +94,7 @@ def test_quickstart_steps_run_twice_as_written(minilm_path: Path, tmp_path: Path
             result = runner.invoke(app, shlex.split(step)[1:])
             assert result.exit_code == 0, (attempt, step, result.output)
         assert "(official protocol)" in result.output and "mean" in result.output  # the results table
-    assert (tmp_path / "surge" / "README.md").is_file() and (tmp_path / "outputs" / "results.json").is_file()
+    assert (tmp_path / "surge" / "README.md").is_file() and (tmp_path / "outputs" / "ground-truth.json").is_file()
     # The Python snippet after the steps works from any folder once `root` names the one they ran in
     snippet = _blocks(_section("Quickstart (offline, on the shipped sample)"), "python")[0]
     code = snippet.replace('Path("~/surge-bench").expanduser()', f"Path({str(tmp_path)!r})")

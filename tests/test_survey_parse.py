@@ -283,11 +283,16 @@ def test_reference_styles_paper() -> None:
 def test_official_pattern_fails_where_paper_succeeds(line: str, official: str | None, paper: str) -> None:
     text = f"# S\n## References\n{line}\n"
     got = parse_survey(text, "official")
+    messages = {d.code: d.message for d in got.diagnostics}
     if official is None:
         assert got.references == {}
         assert {"unparsed_reference_line", "no_references"} <= codes(got)
+        # issue 33.8: the diagnostic says which reading keeps the title (official fidelity is unchanged)
+        assert messages["unparsed_reference_line"].endswith("(`--protocol paper` reads such titles)")
     else:
         assert got.references[1].title == official
+        if "official_title_cut" in messages:
+            assert messages["official_title_cut"].endswith("(`--protocol paper` reads the whole title)")
     assert parse_survey(text, "paper").references[1].title == paper
 
 

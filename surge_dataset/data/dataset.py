@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..defaults import DEFAULT_DATA
 from ..errors import SurgeError
 from ..output_folder import suggest_other_folder
 from ..records import OFFICIAL_FILES, Query, Survey
@@ -57,7 +58,13 @@ def resolve_data_path(data: str | Path) -> Path:
         from huggingface_hub import snapshot_download
 
         return Path(snapshot_download(repo_id=str(data), repo_type="dataset"))
-    raise DatasetNotFoundError(f"{data}: no such dataset folder (and not a Hub id of the form org/name)")
+    if str(data) == DEFAULT_DATA:
+        raise DatasetNotFoundError(
+            f"{data}: no such dataset folder: --data defaults to ./{DEFAULT_DATA}, where `surge data build` writes "
+            f"(`surge data build --source examples/sample --out {DEFAULT_DATA}` builds the shipped sample, as `make "
+            "demo` does); run from the folder that holds it, or pass --data DIR")
+    raise DatasetNotFoundError(f"{data}: no such dataset folder (and not a Hub id of the form org/name); --data takes "
+                               f"a built dataset folder (default ./{DEFAULT_DATA}, where `surge data build` writes)")
 
 
 class SurgeData:

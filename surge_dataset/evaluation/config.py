@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
@@ -45,16 +45,28 @@ from .metric import Metric, get_metric, needed_models, registry
 #: Metric aliases for ``--metrics``: ``all`` = the SurGE metrics (judged ones only with a judge).
 ALIASES = METRIC_GROUPS
 
+#: Fields of a results file's ``config`` that change the numbers of every metric: results differing in one are
+#: never compared or combined (the leaderboard's setting groups, ``surge report``'s merge of runs).
+SHARED_SETTINGS: tuple[str, ...] = ("protocol", "aggregate", "data_fingerprint", "min_cites", "exclude_empty")
+#: Model kind -> the ``config`` fields that change the numbers of a metric needing that kind (and of no other).
+MODEL_SETTINGS: dict[str, tuple[str, ...]] = {
+    "nli": ("nli_model", "dtype"), "encoder": ("embedding_model", "embedding_dtype"), "ner": ("ner_model",),
+    "judge": ("judge", "judge_style", "judge_settings"),
+}
+
 __all__ = [
     "AGGREGATIONS",
     "ALIASES",
     "DTYPES",
+    "MODEL_SETTINGS",
     "PROTOCOLS",
+    "SHARED_SETTINGS",
     "EvaluationConfig",
     "RunOptions",
     "default_metrics",
     "judge_settings",
     "parse_metrics",
+    "recorded_settings",
     "result_keys",
     "selected_metrics",
     "skipped_without_judge",
@@ -268,6 +280,15 @@ def skipped_without_judge(text: str | Sequence[str]) -> list[str]:
     """Judged metrics an alias would have included had a judge been given (for a note to the user)."""
     names = [n for n in parse_list(text) if n in ALIASES]
     return [m.name for m in registry().values() if m.judged and any(n in m.groups for n in names)]
+
+
+def recorded_settings(config: EvaluationConfig) -> dict[str, object]:
+    """The config as a results file records it: every field, except the model settings of kinds no selected
+    metric used (``nli_model`` without an NLI metric would claim a model that computed nothing). The judge's
+    fields stay (``judge: null`` says there was none)."""
+    used = needed_models(selected_metrics(config), config)
+    unused = {name for kind, names in MODEL_SETTINGS.items() if kind != "judge" and kind not in used for name in names}
+    return {name: value for name, value in asdict(config).items() if name not in unused}
 
 
 def selected_metrics(config: EvaluationConfig) -> list[Metric]:

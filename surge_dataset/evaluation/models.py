@@ -8,6 +8,7 @@ one sort cover all surveys and skips repeated cache look-ups.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,8 +17,8 @@ from ..vocabulary import MODEL_KINDS
 from .config import RunOptions
 from .metric import ModelSet
 
-__all__ = ["LazyModel", "PrefetchedEncoder", "PrefetchedNLI", "build_models", "is_built", "judge_report", "model_factories",
-           "unwrap"]
+__all__ = ["MODEL_OPTIONS", "LazyModel", "PrefetchedEncoder", "PrefetchedNLI", "build_models", "is_built", "judge_report",
+           "model_factories", "model_needs", "unwrap"]
 
 
 class LazyModel:
@@ -134,6 +135,47 @@ def judge_report(judge: Any) -> dict[str, Any]:
     if stats is not None and hasattr(stats, "as_dict"):
         report["judge"] = stats.as_dict()
     return report
+
+
+#: Model kind -> the config field naming its model and the ``surge evaluate`` option that sets it.
+MODEL_OPTIONS: dict[str, tuple[str, str]] = {
+    "nli": ("nli_model", "--nli-model"), "encoder": ("embedding_model", "--embedding-model"),
+    "ner": ("ner_model", "--ner-model"),
+}
+
+
+def model_needs(config: Any) -> list[Any]:
+    """The models a run under ``config`` loads, as :class:`~surge_dataset.models.availability.ModelNeed` (name,
+    option, the metrics that need it) for :func:`~surge_dataset.models.availability.preflight`: NLI, embedding
+    and NER models, and a local judge (``hf:``, ``gguf:``; a server judge loads nothing here)."""
+    from ..llm.base import BackendSpec, LLMConfigurationError
+    from ..models.availability import ModelNeed
+    from ..vocabulary import GGUF, HF
+    from .config import selected_metrics
+
+    metrics = selected_metrics(config)
+    needs = []
+    for kind, (field, flag) in MODEL_OPTIONS.items():
+        users = [m.name for m in metrics if kind in m.active_needs(config)]
+        if users:
+            needs.append(ModelNeed.named(getattr(config, field), flag, users))
+    users = [m.name for m in metrics if "judge" in m.active_needs(config)]
+    spec = BackendSpec.parse(config.judge) if users and config.judge else None
+    if spec is not None and spec.kind == HF:
+        need = ModelNeed.named(spec.model, "--judge", users)
+        needs.append(ModelNeed(f"hf:{spec.model}", need.flag, need.needed_for, repo=need.repo, local=need.local))
+    elif spec is not None and spec.kind == GGUF:
+        from ..llm.local import gguf_location
+
+        local = Path(spec.model).expanduser()
+        try:
+            source, file = gguf_location(spec.model)  # a local file, else org/repo/file.gguf on the Hub
+        except LLMConfigurationError:  # neither: the check says "no such file"
+            source, file = "", local.name
+        hub = bool(source) and not local.is_file()
+        needs.append(ModelNeed(f"gguf:{spec.model}", "--judge", tuple(users), repo=source if hub else None, file=file,
+                               local=None if hub else local))
+    return needs
 
 
 def model_factories(config: Any, options: RunOptions | None = None, *, device: str | None = None

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..data.corpus import Corpus
 from ..data.dataset import SurgeData
+from ..defaults import DEFAULT_DATA
 from ..errors import SurgeError
 from ..metadata import installed_versions
 from ..records import Paper, Survey
@@ -56,9 +57,12 @@ class PassagesNotFoundError(SurgeError, FileNotFoundError):
 
 
 def discover_passages(
-    passage_dir: str | Path, protocol: str = "official"
+    passage_dir: str | Path, protocol: str = "official", *, data_hint: str = DEFAULT_DATA,
 ) -> tuple[list[tuple[int, Path]], list[dict[str, Any]]]:
     """``DIR/<survey_id>/<file>`` entries, and a failure record for every entry that cannot be used.
+
+    A folder of ``<survey_id>.md`` files and no survey folder is refused, naming the ``surge import`` command
+    (with ``--data data_hint``) that writes the layout.
 
     With several files in a folder the one ending in ``.md`` is taken (the released evaluator's rule).
     With several ``.md`` files, ``official`` takes the first one the file system lists, as the released
@@ -70,6 +74,14 @@ def discover_passages(
                                     "DIR/<survey_id>/<file>.md (one folder per survey)")
     if not root.is_dir():
         raise PassagesNotFoundError(f"--passages {root}: no such folder")
+    flat = _flat_survey_files(root)
+    if flat:
+        shown = ", ".join(p.name for p in flat[:3]) + (", ..." if len(flat) > 3 else "")
+        raise PassagesNotFoundError(
+            f"--passages {root} holds survey files ({shown}) directly, not one folder per survey "
+            f"({root}/<survey_id>/<file>.md); `surge import {root} --format markdown --data {data_hint} "
+            f"--out {root}-folders` writes that layout (and resolves the references); then pass --passages "
+            f"{root}-folders")
     found, failures = [], []
     for entry in sorted(root.iterdir(), key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit() else 0, p.name)):
         if entry.name.startswith("."):
@@ -96,6 +108,16 @@ def discover_passages(
                  "error": f"{len(files)} files and {len(markdown)} ending in .md: cannot tell which is the survey"}
             )
     return found, failures
+
+
+def _flat_survey_files(root: Path) -> list[Path]:
+    """``<survey_id>.md`` files directly in ``root`` when it holds no ``<survey_id>/`` folder: the flat layout
+    some systems write, which ``surge import --format markdown`` converts."""
+    entries = [p for p in root.iterdir() if not p.name.startswith(".")]
+    if any(p.is_dir() and p.name.isdigit() for p in entries):
+        return []
+    return sorted((p for p in entries if p.is_file() and p.suffix.lower() == ".md" and p.stem.isdigit()),
+                  key=lambda p: int(p.stem))
 
 
 def _listed_markdown(folder: Path) -> list[Path]:

@@ -13,17 +13,23 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..data.dataset import SurgeData
 from ..filters import SurveyFilter, split_entries
 from ..io import JsonlJournal, atomic_write_json, atomic_write_text
 from ..vocabulary import RELEASED
-from .config import EvaluationConfig, RunOptions, judge_settings, result_keys, selected_metrics
+from .config import (
+    EvaluationConfig,
+    RunOptions,
+    judge_settings,
+    recorded_settings,
+    result_keys,
+    selected_metrics,
+)
 from .metric import Metric, ModelSet, Requests, diagnostic, needed_models
 from .models import build_models, is_built, judge_report, unwrap
 from .parallel import ProcessGroup, shared_model_pass
 from .prepare import PreparedSurvey, discover_passages, package_versions, prepare_survey, survey_counts
+from .summary import _average, averaging_notes, expected_topics, released_zero_keys
 
 __all__ = ["evaluate_run", "journal_path", "prefetch_all", "prepare_folder", "resolution_details", "score_survey"]
 
@@ -67,7 +73,7 @@ def prepare_folder(
 ) -> tuple[list[PreparedSurvey], list[dict[str, Any]], list[dict[str, Any]]]:
     """(prepared surveys, failures, surveys the filters excluded) of a passage folder; ids in ``skip``
     (finished in the journal) are not read again. Shared by a run and its ``--dry-run``."""
-    entries, failures = discover_passages(passage_dir, config.protocol)
+    entries, failures = discover_passages(passage_dir, config.protocol, data_hint=str(data.path))
     entries, excluded = split_entries(data, entries, SurveyFilter(config.min_cites, config.exclude_empty))
     prepared: list[PreparedSurvey] = []
     for survey_id, path in entries:
@@ -94,10 +100,10 @@ def score_survey(
         if config.aggregate == RELEASED and metric.released_zero:
             undefined = [k for k, v in values.items() if v is None]
             values.update(dict.fromkeys(undefined, 0.0))
-            if undefined:
-                output.diagnostics.append(diagnostic(
+            if undefined:  # the keys, so the mean over scored surveys can leave these zeros out (summary.py)
+                output.diagnostics.append({**diagnostic(
                     "undefined_scored_zero", f"{', '.join(undefined)} undefined for this survey: scored 0 "
-                    "(--aggregate released, as the released evaluator does)"))
+                    "(--aggregate released, as the released evaluator does)"), "keys": undefined})
         result.update(values)
         counts.update(output.counts)
         diagnostics.extend(output.diagnostics)
@@ -147,22 +153,7 @@ def average(
     ``released_zero`` the mean is over every survey folder, undefined values and ``failed_folders``
     (survey folders that could not be evaluated) counted 0.
     """
-    zero_keys = {k for m in selected_metrics(config) if m.released_zero for k in m.keys}
-    return _average(surveys, result_keys(config), config.aggregate, failed_folders, zero_keys)
-
-
-def _average(
-    surveys: dict[str, dict[str, Any]], keys: Sequence[str], aggregate: str = "defined", failed_folders: int = 0,
-    zero_keys: set[str] | None = None,
-) -> tuple[dict[str, float | None], dict[str, int]]:
-    means, counted = {}, {}
-    for key in keys:
-        values = [r[key] for r in surveys.values() if r.get(key) is not None]
-        if aggregate == RELEASED and (zero_keys is None or key in zero_keys):
-            values += [0.0] * (len(surveys) - len(values) + failed_folders)
-        means[key] = float(np.mean(values)) if values else None
-        counted[key] = len(values)
-    return means, counted
+    return _average(surveys, result_keys(config), config.aggregate, failed_folders, set(released_zero_keys(config)))
 
 
 def _retry_on_rerun(record: dict[str, Any]) -> bool:
@@ -251,7 +242,7 @@ def evaluate_run(
     means, counted = average(surveys, config, failed_folders)
     results = {
         "config": {
-            **asdict(config),
+            **recorded_settings(config),  # model settings only of the kinds a selected metric used
             "data": str(data.path),
             "data_fingerprint": data.fingerprint,
             "data_window": data.window,  # a fresh split's window, None otherwise; the fingerprint is in the key
@@ -267,6 +258,9 @@ def evaluate_run(
         "failures": sorted(failures, key=lambda f: (f["survey_id"] is None, f["survey_id"] or 0, f["path"])),
         "excluded": excluded,  # surveys the filters (--min-cites, --exclude-empty) left out, with the reason
     }
+    topics, topics_name = expected_topics(data)  # what the means are over, said under the table and in the report
+    results["averaging"] = averaging_notes(surveys, results["failures"], excluded, config, topics=topics,
+                                           topics_name=topics_name)
     if config.judge:  # read off the judge that ran, never building one for it
         live = models.judge if is_built(models.judge) else judge
         results["config"]["judge_settings"] = judge_settings(config, unwrap(live))

@@ -95,8 +95,11 @@ class GenerationConfig:
             if self.run is None:
                 raise SettingError(
                     f"--system {self.system} writes from retrieved papers: give a run with --run (surge retrieve)")
-            if not Path(self.run).is_file():
-                raise SettingError(f"--run {self.run}: no such file")
+            if not Path(self.run).is_file():  # make demo writes no run: say which commands write one
+                raise SettingError(
+                    f"--run {self.run}: no such file; a run of the survey titles is written by `surge index bm25 "
+                    "--data surge --out indexes/bm25` then `surge retrieve --index indexes/bm25 --data surge --queries "
+                    f"test --query-type titles --k 100 --out {self.run}` (docs: Retrieval and training)")
         check_choice("--split", self.split, SPLITS)
         if self.survey_ids is not None:
             try:  # '' (or ',') selects nothing, so the split decides, as it always did

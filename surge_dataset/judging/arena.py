@@ -12,7 +12,10 @@ interrupted arena resumes where it stopped and a rerun sends nothing.
 The output (``kind: surge-arena``) holds per system the Bradley-Terry rating with its 95 % bootstrap interval
 over surveys (:mod:`.bt`), the Elo-scale rating, wins / ties / losses, missing verdicts and the judge's
 position consistency on the system's pairs, every pair's verdicts, and the surveys whose text addresses the
-judge. ``surge report`` shows it as ``arena.md`` when the file is given with the results.
+judge. Systems with equal ratings share a rank (``ranks``: 1, 1, 3); the judge's position consistency over all
+decided pairs (``consistency``) below :data:`MIN_POSITION_CONSISTENCY` is flagged (``low_consistency``), since
+its verdicts then follow the order the surveys were shown in more than the surveys. ``surge report`` shows it as
+``arena.md`` when the file is given with the results.
 """
 
 from __future__ import annotations
@@ -30,9 +33,17 @@ from ..scoring.injection import find_injections
 from . import JudgingError
 from .bt import BT_PRIOR, bootstrap_ratings, elo, fit_bradley_terry
 
-__all__ = ["ARENA_KIND", "ArenaSystem", "is_arena_output", "load_systems", "run_arena", "sample_pairs", "summarise"]
+__all__ = ["ARENA_KIND", "MIN_POSITION_CONSISTENCY", "ArenaSystem", "consistency_warning", "is_arena_output",
+           "load_systems", "position_consistency", "run_arena", "sample_pairs", "shared_ranks", "summarise"]
 
 ARENA_KIND = "surge-arena"
+#: Below this share of pairs judged alike in both orders, more than half of the judge's verdicts flip when the
+#: two surveys swap places: its ranking reflects where a survey was shown more than what it says. (A judge that
+#: answers at random among A, B and tie agrees with itself on a third of the pairs; one that always answers A,
+#: on none.)
+MIN_POSITION_CONSISTENCY = 0.5
+#: Ratings closer than this are equal (Bradley-Terry fits of symmetric records differ by rounding only).
+RATING_TIE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -136,7 +147,38 @@ def run_arena(systems: Sequence[ArenaSystem], data: Any, judge: Any, *, pairs: i
     }
     rated = output["systems"]
     output["ranking"] = sorted(rated, key=lambda s: np.inf if rated[s]["rating"] is None else -rated[s]["rating"])
+    output["ranks"] = shared_ranks({name: s["rating"] for name, s in rated.items()})
+    output["consistency"] = position_consistency(records)
+    output["low_consistency"] = consistency_warning(output) is not None
     return output
+
+
+def position_consistency(records: Sequence[dict[str, Any]]) -> float | None:
+    """Share of the decided pairs the judge answered alike in both orders (None: no pair was decided)."""
+    decided = [r["consistent"] for r in records if r.get("outcome") is not None]
+    return float(np.mean(decided)) if decided else None
+
+
+def shared_ranks(ratings: dict[str, float | None]) -> dict[str, int | None]:
+    """Competition ranks, best rating first: systems whose ratings are equal (within :data:`RATING_TIE`) share
+    the best rank of their group and the next rank skips (1, 1, 3); a system without a rating has none."""
+    ordered = sorted(((r, name) for name, r in ratings.items() if r is not None), key=lambda item: -item[0])
+    ranks: dict[str, int | None] = {}
+    for position, (rating, name) in enumerate(ordered, 1):
+        previous = ordered[position - 2] if position > 1 else None
+        tied = previous is not None and previous[0] - rating <= RATING_TIE
+        ranks[name] = ranks[previous[1]] if tied else position  # type: ignore[index]
+    return {**ranks, **{name: None for name, r in ratings.items() if r is None}}
+
+
+def consistency_warning(arena: dict[str, Any]) -> str | None:
+    """The flag of a judge whose position consistency is below :data:`MIN_POSITION_CONSISTENCY`, else None."""
+    consistency = arena["consistency"] if "consistency" in arena else position_consistency(arena.get("pairs", []))
+    if consistency is None or consistency >= MIN_POSITION_CONSISTENCY:
+        return None
+    return (f"judge {arena.get('config', {}).get('judge')}: position consistency {consistency:.2f} is below "
+            f"{MIN_POSITION_CONSISTENCY:.2f}: most verdicts change when the two surveys swap places, so this "
+            "ranking says more about the order they were shown in than about the surveys")
 
 
 def summarise(names: Sequence[str], records: Sequence[dict[str, Any]], *, seed: int, resamples: int,
@@ -157,5 +199,5 @@ def summarise(names: Sequence[str], records: Sequence[dict[str, Any]], *, seed: 
         out[name] = {"rating": rating, "ci_low": low, "ci_high": high, "elo": elo(rating), "elo_ci_low": elo(low),
                      "elo_ci_high": elo(high), "pairs": len(mine), "wins": won.count(1.0), "ties": won.count(0.5),
                      "losses": won.count(0.0), "missing": len(mine) - len(decided),
-                     "consistency": float(np.mean([r["consistent"] for r in decided])) if decided else None}
+                     "consistency": position_consistency(mine)}
     return out

@@ -24,14 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from ..evaluation.config import MODEL_SETTINGS, SHARED_SETTINGS
 from ..report.constants import CI_LEVEL
 from ..report.results import SystemResults
 from ..report.stats import _rng, paired_test
 
 #: Settings every group shares, then the ones that count only when a selected metric needs the model kind.
-ALWAYS = ("protocol", "aggregate", "data_fingerprint", "min_cites", "exclude_empty")
-BY_NEED = {"nli": ("nli_model", "dtype"), "encoder": ("embedding_model", "embedding_dtype"),
-           "ner": ("ner_model",), "judge": ("judge", "judge_style", "judge_settings")}
+ALWAYS, BY_NEED = SHARED_SETTINGS, MODEL_SETTINGS
 #: The filters of the app's Table page: column of systems.parquet -> label.
 FILTERS = {"protocol": "Protocol", "judge": "Judge", "nli_model": "NLI model", "embedding_model": "Embedding model",
            "data_fingerprint": "Data fingerprint"}

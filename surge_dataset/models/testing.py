@@ -12,7 +12,8 @@ import string
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["build_tiny_nli_cross_encoder", "build_tiny_ner_model", "build_tiny_roberta", "CANONICAL_NLI_LABELS", "CONLL_NER_LABELS"]
+__all__ = ["build_tiny_nli_cross_encoder", "build_tiny_ner_model", "build_tiny_roberta", "cache_as_hub_model",
+           "CANONICAL_NLI_LABELS", "CONLL_NER_LABELS"]
 
 CANONICAL_NLI_LABELS: tuple[str, str, str] = ("contradiction", "entailment", "neutral")
 
@@ -196,3 +197,19 @@ def build_tiny_ner_model(path: str | os.PathLike[str], seed: int = 0, *, hidden_
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+def cache_as_hub_model(folder: str | os.PathLike[str], repo_id: str, hub_cache: str | os.PathLike[str],
+                       commit: str = "0" * 40) -> Path:
+    """Copy a local model ``folder`` into the Hugging Face cache ``hub_cache`` (``$HF_HOME/hub``) as the Hub
+    repository ``repo_id`` at ``commit``, laid out as ``huggingface_hub`` downloads it (``refs/main`` names the
+    snapshot). Offline tests and demos can then name a model by its Hub id, as a user does after
+    ``surge models download``; returns the snapshot folder. The weights stay those of ``folder``."""
+    import shutil
+
+    repo = Path(hub_cache) / f"models--{repo_id.replace('/', '--')}"
+    snapshot = repo / "snapshots" / commit
+    shutil.copytree(folder, snapshot, dirs_exist_ok=True)
+    (repo / "refs").mkdir(parents=True, exist_ok=True)
+    (repo / "refs" / "main").write_text(commit, encoding="utf-8")
+    return snapshot

@@ -18,7 +18,8 @@ system names), so adding a system does not change the other numbers.
 One module per job:
 
 * :mod:`.constants` -- the published Table 4, column names, decimals, the errors;
-* :mod:`.results`   -- loading results / retrieval-eval files, checking they are comparable, choosing metrics;
+* :mod:`.results`   -- loading results / retrieval-eval files, merging runs of one system, checking they are
+  comparable, choosing metrics;
 * :mod:`.stats`     -- bootstrap intervals, paired tests, ``summarise``, ``significance``;
 * :mod:`.tables`    -- Markdown / LaTeX / HTML tables (evaluated and published rows), significance, retrieval;
 * :mod:`.figures`   -- bars, heat maps, Recall@k curves (matplotlib, no pyplot);
@@ -67,10 +68,13 @@ from .results import (
     check_same_surveys,
     classify_inputs,
     comparability_warnings,
+    expand_folders,
     file_sha256,
     is_retrieval_output,
     load_results,
     load_retrieval,
+    merge_runs,
+    merged_notes,
     select_metrics,
 )
 from .results import _read_json as _read_json
@@ -128,11 +132,14 @@ __all__ = [
     "comparability_warnings",
     "dataset_notes",
     "drilldown_markdown",
+    "expand_folders",
     "file_sha256",
     "is_retrieval_output",
     "latex_escape",
     "load_results",
     "load_retrieval",
+    "merge_runs",
+    "merged_notes",
     "metric_label",
     "paired_test",
     "plot_bars",

@@ -15,8 +15,8 @@ from typing import Any
 from .constants import _fmt
 from .results import SystemResults, _read_json, file_sha256
 
-__all__ = ["arena_markdown", "injection_flags", "injection_markdown", "injection_warnings", "load_arenas",
-           "split_arena_inputs"]
+__all__ = ["arena_markdown", "arena_warnings", "injection_flags", "injection_markdown", "injection_warnings",
+           "load_arenas", "split_arena_inputs"]
 
 INJECTION_CODE = "judge_injection"  # surge_dataset.scoring.injection.INJECTION_CODE (kept import-light here)
 
@@ -39,23 +39,39 @@ def _r(value: Any) -> str:
     return _fmt("rating", value)
 
 
+def arena_warnings(arenas: Sequence[dict[str, Any]]) -> list[str]:
+    """One warning per arena whose judge's position consistency is below the threshold (see arena.md)."""
+    from ..judging.arena import consistency_warning
+
+    return [f"{Path(a['path']).name}: {flag}" for a in arenas if (flag := consistency_warning(a))]
+
+
 def arena_markdown(arenas: Sequence[dict[str, Any]]) -> str:
+    from ..judging.arena import MIN_POSITION_CONSISTENCY, consistency_warning, shared_ranks
+
     lines = ["# Arena (Bradley-Terry)", "",
              "Pairs of two systems' surveys on one topic, judged in both orders (an inconsistent pair is a tie); "
              "Bradley-Terry log-strengths (mean 0) with 95% percentile bootstrap intervals over surveys, the Elo "
-             "scale (1000 + 400·θ/ln 10), wins/ties/losses and the judge's position consistency per system.", ""]
+             "scale (1000 + 400·θ/ln 10), wins/ties/losses and the judge's position consistency per system. "
+             "Systems with equal ratings share a rank. A judge whose position consistency (pairs answered alike in "
+             f"both orders) is below {MIN_POSITION_CONSISTENCY:.2f} is flagged: its ranking follows the order the "
+             "surveys were shown in more than the surveys.", ""]
     for arena in arenas:
         config = arena.get("config", {})
         lines += [f"## {Path(arena['path']).name}: judge {config.get('judge')}, {len(arena.get('pairs', []))} pairs, "
                   f"seed {config.get('seed')}, prompts {config.get('prompts_version')}", "",
                   "| Rank | System | Rating [95% CI] | Elo | W/T/L | Missing | Consistency |",
                   "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
-        for rank, name in enumerate(arena.get("ranking", []), 1):
-            s = arena["systems"][name]
+        ranks = shared_ranks({name: s.get("rating") for name, s in arena["systems"].items()})
+        for name in arena.get("ranking", []):
+            s, rank = arena["systems"][name], ranks.get(name)
             interval = "" if s.get("ci_low") is None else f" [{_r(s['ci_low'])}, {_r(s['ci_high'])}]"
             elo = "–" if s.get("elo") is None else f"{s['elo']:.0f}"
-            lines.append(f"| {rank} | {name} | {_r(s.get('rating'))}{interval} | {elo} | "
+            lines.append(f"| {'–' if rank is None else rank} | {name} | {_r(s.get('rating'))}{interval} | {elo} | "
                          f"{s['wins']}/{s['ties']}/{s['losses']} | {s['missing']} | {_r(s.get('consistency'))} |")
+        flag = consistency_warning(arena)
+        if flag:
+            lines += ["", f"**Warning**: {flag}."]
         flagged = arena.get("injection") or []
         if flagged:
             lines += ["", "Surveys that address the judge: " + ", ".join(

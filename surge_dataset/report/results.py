@@ -1,13 +1,16 @@
 """Loading ``surge evaluate`` results and ``surge retrieval-eval`` outputs, and checking they can be compared.
 
 A system is named by ``config.system`` (else its file stem); systems must share their survey ids
-(:func:`check_same_surveys`) because every statistic of the report is paired over surveys.
+(:func:`check_same_surveys`) because every statistic of the report is paired over surveys. Several files of one
+system and settings (an objective run and a judged one) are one system (:func:`merge_runs`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +48,15 @@ class SystemResults:
     config: dict[str, Any]
     surveys: dict[str, dict[str, Any]]
     failures: list[dict[str, Any]] = field(default_factory=list)
+    #: What the file's means are over (``results["averaging"]`` of ``surge evaluate``; empty for older files).
+    averaging: dict[str, Any] = field(default_factory=dict)
+    #: The results files this system was merged from (:func:`merge_runs`), in input order; empty for one file.
+    parts: list[SystemResults] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[SystemResults]:
+        """The files behind this row: its parts, or itself."""
+        return self.parts or [self]
 
     @property
     def survey_ids(self) -> list[str]:
@@ -78,6 +90,9 @@ def _read_json(path: Path) -> Any:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ReportError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ReportError(f"{path} is a folder: give its results files (`surge report` reads a folder's "
+                          "results files itself)") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ReportError(f"{path}: not a JSON file ({exc})") from None
 
@@ -85,6 +100,35 @@ def _read_json(path: Path) -> Any:
 def is_retrieval_output(data: Any) -> bool:
     """``retrieval-eval`` outputs hold ``recall@k`` means and no ``surveys``."""
     return isinstance(data, dict) and "surveys" not in data and any(re.fullmatch(r"recall@\d+", k) for k in data)
+
+
+def _is_report_input(data: Any) -> bool:
+    """A ``surge evaluate`` results file, a ``surge arena`` output or a ``retrieval-eval`` output."""
+    return isinstance(data, dict) and (isinstance(data.get("surveys"), dict) or data.get("kind") == "surge-arena"
+                                       or is_retrieval_output(data))
+
+
+def expand_folders(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
+    """Files as given, a folder as the results files in it (its ``*.json`` that are ``surge evaluate`` results,
+    arena or retrieval-eval outputs, by name): (files, the folders' other JSON files, which are skipped). A folder
+    without any is a :class:`ReportError`: a typo, or results written elsewhere."""
+    files: list[Path] = []
+    skipped: list[Path] = []
+    for path in map(Path, paths):
+        if not path.is_dir():
+            files.append(path)
+            continue
+        found = []
+        for candidate in sorted(path.glob("*.json")):
+            try:
+                (found if _is_report_input(_read_json(candidate)) else skipped).append(candidate)
+            except ReportError:
+                skipped.append(candidate)
+        if not found:
+            raise ReportError(f"{path}: a folder without results files (no *.json file in it is a `surge evaluate` "
+                              "results file, an arena or a retrieval-eval output)")
+        files += found
+    return files, skipped
 
 
 def classify_inputs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
@@ -124,7 +168,8 @@ def load_results(paths: Sequence[str | Path]) -> list[SystemResults]:
     names = _unique_names([(explicit, path) for explicit, path, _, _ in raw])
     return [
         SystemResults(name=name, path=path, sha256=file_sha256(path), config=config,
-                      surveys={str(k): v for k, v in data["surveys"].items()}, failures=list(data.get("failures") or []))
+                      surveys={str(k): v for k, v in data["surveys"].items()}, failures=list(data.get("failures") or []),
+                      averaging=data.get("averaging") if isinstance(data.get("averaging"), dict) else {})
         for name, (_, path, data, config) in zip(names, raw, strict=True)
     ]
 
@@ -227,3 +272,132 @@ def select_metrics(systems: Sequence[SystemResults], requested: str | Sequence[s
             if key not in chosen:
                 chosen.append(key)
     return chosen
+
+
+# ------------------------------------------------------------------------------------------ runs of one system
+
+
+def _identity(system: SystemResults) -> tuple[str, str] | None:
+    """What makes two results files one system: the same ``config.system``, else the same recorded passage folder
+    (None: neither is recorded, so the file is a system of its own)."""
+    if system.config.get("system"):
+        return "system", str(system.config["system"])
+    passages = system.config.get("passages")
+    return ("passages", os.path.normpath(str(passages))) if passages else None
+
+
+def _key_settings(config: dict[str, Any], key: str) -> dict[str, Any]:
+    """The settings a result key's numbers depend on beyond the shared ones: those of the model kinds its metric
+    needs (every model setting for a key no registered metric writes)."""
+    from ..evaluation import registry
+    from ..evaluation.config import MODEL_SETTINGS
+
+    kinds: set[str] = set(MODEL_SETTINGS)
+    for metric in registry().values():
+        if key in metric.keys or key == metric.weighted_key or key.removesuffix("_std") in metric.keys:
+            kinds = set(metric.needs)
+            break
+    return {name: config.get(name) for kind in sorted(kinds & set(MODEL_SETTINGS)) for name in MODEL_SETTINGS[kind]}
+
+
+def _columns(system: SystemResults) -> set[str]:
+    return {k for r in system.surveys.values() for k, v in r.items() if k not in NON_METRIC_KEYS and _is_number(v)}
+
+
+def _joins(merged: SystemResults, run: SystemResults) -> bool:
+    """Whether ``run`` completes ``merged``: every column both hold was computed under the same settings (else
+    the two are alternatives, e.g. two embedding models, and stay two rows). Equal settings with different
+    values are a conflict: refused."""
+    shared = _columns(merged) & _columns(run)
+    if any(_key_settings(part.config, key) != _key_settings(run.config, key)
+           for key in shared for part in merged.files if key in _columns(part)):
+        return False
+    for key in sorted(shared):
+        for sid in sorted(set(merged.surveys) & set(run.surveys), key=_survey_sort_key):
+            mine, theirs = merged.surveys[sid].get(key), run.surveys[sid].get(key)
+            if _is_number(mine) and _is_number(theirs) and not math.isclose(mine, theirs, rel_tol=1e-9, abs_tol=1e-12):
+                source = next(p for p in merged.files if _is_number(p.surveys.get(sid, {}).get(key)))
+                raise ReportError(
+                    f"{source.path} and {run.path} both hold {key} for system {merged.name!r} under the same settings, "
+                    f"with different values (survey {sid}: {mine} vs {theirs}); report one of them")
+    return True
+
+
+def _combine(merged: SystemResults, run: SystemResults) -> SystemResults:
+    """``merged`` with ``run``'s columns, surveys, failures and averaging notes added (``merged`` wins ties)."""
+    from ..evaluation import registry
+    from ..evaluation.config import MODEL_SETTINGS
+
+    parts = [*merged.files, run]
+    config = dict(merged.config)
+    for name, value in run.config.items():
+        if config.get(name) is None:
+            config[name] = value
+    known = list(registry())
+    metrics = {m for p in parts for m in p.config.get("metrics") or []}
+    config["metrics"] = sorted(metrics, key=lambda m: (known.index(m) if m in known else len(known), m))
+    for kind, names in MODEL_SETTINGS.items():  # a model's settings from the run whose metrics used that model
+        user = next((p for p in parts if any(kind in registry()[m].needs for m in p.config.get("metrics") or []
+                                             if m in registry())), None)
+        if user is not None:
+            config.update({name: user.config[name] for name in names if name in user.config})
+    surveys: dict[str, dict[str, Any]] = {}
+    for part in parts:
+        for sid, record in part.surveys.items():
+            into = surveys.setdefault(sid, {})
+            for key, value in record.items():
+                if key == "counts":
+                    into["counts"] = {**value, **into.get("counts", {})}
+                elif key == "diagnostics":
+                    seen = {json.dumps(d, sort_keys=True) for d in into.get("diagnostics", [])}
+                    into["diagnostics"] = into.get("diagnostics", []) + [
+                        d for d in value if json.dumps(d, sort_keys=True) not in seen]
+                elif into.get(key) is None:
+                    into[key] = value
+    failures = list({json.dumps(f, sort_keys=True): f for p in parts for f in p.failures}.values())
+    averaging: dict[str, Any] = {}
+    for part in parts:
+        for name, value in part.averaging.items():
+            if isinstance(value, list):
+                averaging[name] = list({json.dumps(v, sort_keys=True): v for v in [*averaging.get(name, []), *value]}.values())
+            elif isinstance(value, dict):
+                averaging[name] = {**value, **averaging.get(name, {})}
+            else:
+                averaging.setdefault(name, value)
+    return SystemResults(name=merged.name, path=merged.path, sha256=merged.sha256, config=config,
+                         surveys=dict(sorted(surveys.items(), key=lambda item: _survey_sort_key(item[0]))),
+                         failures=failures, averaging=averaging, parts=parts)
+
+
+def merge_runs(systems: Sequence[SystemResults]) -> list[SystemResults]:
+    """Results files of one system under the same settings, as one system: each column from the run that has it.
+
+    Two files are runs of one system when they record the same ``config.system`` or, without one, the same
+    passage folder (``config.passages``), and the same :data:`~surge_dataset.evaluation.config.SHARED_SETTINGS`
+    (protocol, aggregate, dataset, filters). A run joins another when every column both hold was computed under the
+    same model settings (so ``surge evaluate --metrics sqs,cqs --judge ...`` completes an objective run of the same
+    folder); runs whose shared columns used different models are alternatives and stay apart. The same column with
+    different values under the same settings raises :class:`ReportError`. The merged system keeps the first file's
+    name and path; ``parts`` lists every file. Files without a recorded system or passage folder are never merged.
+    """
+    from ..evaluation.config import SHARED_SETTINGS
+
+    merged: list[SystemResults] = []
+    for run in systems:
+        identity = _identity(run)
+        shared = [run.config.get(name) for name in SHARED_SETTINGS]
+        for k, other in enumerate(merged):
+            if identity is not None and _identity(other) == identity and \
+                    [other.config.get(name) for name in SHARED_SETTINGS] == shared and _joins(other, run):
+                merged[k] = _combine(other, run)
+                break
+        else:
+            merged.append(run)
+    return merged
+
+
+def merged_notes(systems: Sequence[SystemResults]) -> list[str]:
+    """One line per system made of several results files (:func:`merge_runs`): which files, and why one row."""
+    return [f"{s.name}: {' and '.join(p.path.name for p in s.parts)} are one system (same "
+            f"{'config.system' if s.config.get('system') else 'passage folder'} and settings): one row, each column "
+            "from the file that has it" for s in systems if s.parts]

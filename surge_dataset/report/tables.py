@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .constants import (
@@ -70,15 +71,24 @@ def table_rows(
     return evaluated, published
 
 
-def _notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, published: bool) -> list[str]:
+def _bold_rows(rows: Sequence[Row]) -> bool:
+    return any(c.bold for r in rows for c in r.cells)
+
+
+def _notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, published: bool,
+           evaluated_bold: bool = True, published_bold: bool | None = None) -> list[str]:
+    """The table's footnotes; the bold one only for the blocks that have a bold value (one system: none)."""
     notes = [f"Means over {len(survey_ids)} surveys (ids {', '.join(survey_ids)}), of the values in the results "
              "files: undefined values are 0 there under --aggregate released and left out under defined (n per "
              "metric in report.json)."]
     if ci:
         notes.append(f"Brackets: 95% percentile bootstrap confidence interval over surveys "
                      f"({resamples:,} resamples, seed {seed}).")
-    notes.append("Bold: best per column among the evaluated systems"
-                 + (" and, separately, among the published rows." if published else "."))
+    published_bold = published if published_bold is None else published_bold and published
+    blocks = [b for b, shown in (("among the evaluated systems", evaluated_bold),
+                                 ("among the published rows", published_bold)) if shown]
+    if blocks:
+        notes.append("Bold: best per column " + " and, separately, ".join(blocks) + ".")
     if published:
         notes.append(f"{PUBLISHED_MARK} Published numbers ({PAPER_SOURCE}), copied, not recomputed: the paper's "
                      "systems on its 41 test surveys; not comparable with rows evaluated on other surveys.")
@@ -174,8 +184,10 @@ def table_latex(
 
 def table_html(
     evaluated: Sequence[Row], published: Sequence[Row], metrics: Sequence[str], notes: Sequence[str] = (),
+    figures: Sequence[Path] = (),
 ) -> str:
-    """A standalone HTML page with the table (published rows in their own, shaded block)."""
+    """A standalone HTML page with the table (published rows in their own, shaded block), its notes and the
+    ``figures`` under it: SVGs inline (the page stays one file), other images linked by name."""
 
     def cell(c: Cell) -> str:
         text = html.escape(c.text)
@@ -197,11 +209,27 @@ def table_html(
         '<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>SurGE results</title>'
         f"<style>{style}</style></head>\n<body>\n<table>\n<thead><tr><th>System</th>{head}</tr></thead>\n<tbody>\n"
         + "\n".join(body) + "\n</tbody>\n</table>\n" + "".join(f"<p>{html.escape(n)}</p>\n" for n in notes)
-        + "</body>\n</html>\n"
+        + "".join(_figure_html(path) for path in figures) + "</body>\n</html>\n"
     )
 
 
-def significance_markdown(rows: Sequence[Mapping[str, Any]], alpha: float = 0.05) -> str:
+def _figure_html(path: Path) -> str:
+    """One figure of the report for its HTML page: an SVG inline without its XML prolog, else an image by name."""
+    if path.suffix == ".svg":
+        svg = path.read_text(encoding="utf-8")
+        image = svg[svg.index("<svg"):]
+    else:
+        image = f'<img src="{html.escape(path.name)}" alt="{html.escape(path.stem)}">'
+    return f'<figure id="{html.escape(path.stem)}">{image}<figcaption>{html.escape(path.name)}</figcaption></figure>\n'
+
+
+def significance_markdown(rows: Sequence[Mapping[str, Any]], alpha: float = 0.05, systems: Sequence[str] = ()) -> str:
+    """The paired tests as a table; with fewer than two ``systems`` (no pair to test), why there is none."""
+    if not rows and len(systems) < 2:
+        which = f"One system ({systems[0]})" if systems else "No system"
+        return (f"# Paired significance\n\n{which}: paired significance compares two systems survey by survey, so "
+                "there is nothing to test. Give `surge report` the results files of at least two systems evaluated "
+                "on the same surveys.\n")
     lines = ["# Paired significance", "", SIGNIFICANCE_METHOD + ".", "",
              "| Metric | A | B | Δ (A − B) | 95% CI of Δ | p | n |", "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
     for r in rows:

@@ -104,7 +104,8 @@ def official_references(lines: list[str], diagnostics: list[Diagnostic]) -> dict
                 diagnostics.append(
                     Diagnostic(
                         "unparsed_reference_line",
-                        f"the released reference pattern finds no title in {stripped[:120]!r}",
+                        f"the released reference pattern finds no title in {stripped[:120]!r} "
+                        "(`--protocol paper` reads such titles)",
                         number,
                     )
                 )
@@ -116,7 +117,8 @@ def official_references(lines: list[str], diagnostics: list[Diagnostic]) -> dict
             diagnostics.append(
                 Diagnostic(
                     "official_title_cut",
-                    f"the released pattern keeps only the text after {before!r}: {title!r}",
+                    f"the released pattern keeps only the text after {before!r}: {title!r} "
+                    "(`--protocol paper` reads the whole title)",
                     number,
                 )
             )

@@ -137,9 +137,11 @@ def _plots_page(gr: Any, board: lbdata.Board) -> None:
     with gr.Row():
         bars = bar_plot(m0, g0, x="system", y="mean", color="system", x_label_angle=-30, elem_id="plot-bars",
                         tooltip=["system", "mean", "ci_low", "ci_high", "n"], title="Mean over surveys (tooltip: 95% CI)")
-        ranges = gr.LinePlot(board.ci_ranges(m0, g0) if m0 and g0 else None, x="system", y="value", color="system",
-                             tooltip=["system", "point", "value"], title="95% bootstrap CI (low – mean – high)",
-                             x_label_angle=-30, elem_id="plot-ci")
+        ranges = gr.ScatterPlot(board.ci_ranges(m0, g0) if m0 and g0 else None, x="system", y="value", color="point",
+                                color_map={name: "#000000" if column == "mean" else "#9e9e9e"
+                                           for column, name in lbdata.CI_POINTS.items()},
+                                tooltip=["system", "point", "value"], x_label_angle=-30, elem_id="plot-ci",
+                                title="95% bootstrap CI per system: the mean (black) between the interval's ends (grey)")
     recall = board.recall_at_k()
     gr.LinePlot(recall, x="k", y="recall", color="system", tooltip="all", elem_id="plot-recall",
                 title=f"Recall@k (retrieval-eval inputs; {board.meta['published']['mark']} the paper's Table 3)")

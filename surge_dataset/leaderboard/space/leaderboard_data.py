@@ -38,6 +38,9 @@ def _survey_key(survey_id: str) -> tuple[int, int, str]:
     return (0, int(survey_id), "") if str(survey_id).isdigit() else (1, 0, str(survey_id))
 
 
+#: Column of the means table -> the name of its point in the CI plot (the mean is drawn apart from the ends).
+CI_POINTS = {"ci_low": "95% CI low", "mean": "mean", "ci_high": "95% CI high"}
+
 class Board:
     """Every page's content, from the folder ``data`` of a Space."""
 
@@ -297,10 +300,11 @@ class Board:
                              "ci_high": rows["ci_high"], "n": rows["n"]}).reset_index(drop=True)
 
     def ci_ranges(self, metric: str, group: str) -> pd.DataFrame:
-        """Each system's interval as a vertical segment (low, mean, high) for a line plot."""
+        """Each system's interval as three points (its low end, the mean, its high end), named in ``point`` so
+        that the plot marks the mean apart from the ends (``CI_POINTS``)."""
         bars = self.bars(metric, group)
-        parts = [pd.DataFrame({"system": bars["system"], "value": bars[col], "point": col})
-                 for col in ("ci_low", "mean", "ci_high")]
+        parts = [pd.DataFrame({"system": bars["system"], "value": bars[col], "point": name})
+                 for col, name in CI_POINTS.items()]
         return pd.concat(parts).dropna().reset_index(drop=True)
 
     def recall_at_k(self, published: bool = True) -> pd.DataFrame:
