@@ -32,6 +32,8 @@ from ..records import (
     NODE_FIELDS,
     NODE_ID_FIELDS,
     OFFICIAL_FILES,
+    QUIZ_CONFIG,
+    QUIZ_FILE,
     arrow_schema,
     dump_extra,
     id_column_type,
@@ -179,11 +181,14 @@ def build_dataset(
     shard_rows: int = CORPUS_SHARD_ROWS,
     progress: Callable[[str], None] | None = None,
     derive_queries: bool = False,
+    quizzes: str | Path | None = None,
 ) -> BuildReport:
     """Build the HF dataset folder ``out`` from the official files found in ``source``.
 
     Without ``queries.json`` (the authors' Drive folder lacks it), or with ``derive_queries``, the ``queries``
     config is derived from ``surveys.json`` (:mod:`.queries`) and marked as derived in the card and metadata.
+    ``quizzes`` (default: a ``quizzes.jsonl`` beside the official files, if any) is pinned as the ``quizzes``
+    config (:mod:`surge_dataset.quiz.sets`); it stays out of the data fingerprint, and has its own.
     """
     source, out = Path(source), Path(out)
     say = progress or (lambda message: logger.info(message))
@@ -195,6 +200,7 @@ def build_dataset(
     if derive_queries and "surveys" not in present:
         raise SurgeDataError(source, "deriving the queries needs surveys.json, which is not in this folder")
     derive = "surveys" in present and (derive_queries or "queries" not in present)
+    quiz_set = _read_quizzes(source, quizzes, "surveys" in present)
     manifest_path = source / FRESH_MANIFEST
     manifest = read_fresh_manifest(manifest_path) if manifest_path.is_file() else None
     if derive:
@@ -238,6 +244,8 @@ def build_dataset(
                     _write_parquet(part, tmp / "surveys" / _shard_name(split, 0, 1))
             survey_lookup = survey_title_lookup(surveys, [(s["survey_id"], split) for s, split in zip(surveys, splits,
                                                                                                       strict=True)])
+            if quiz_set is not None:
+                _pin_quizzes(tmp, quiz_set, dict(zip(meta["survey_order"], splits, strict=True)), report, meta)
             meta["source_files"]["surveys.json"] = sha256_file(path)
             if derive:
                 given = (source / OFFICIAL_FILES["queries"]).is_file()
@@ -294,7 +302,8 @@ def build_dataset(
 
         if manifest is not None:  # a fresh split: its manifest travels with it (not part of the fingerprint)
             _carry_manifest(manifest_path, manifest, tmp, report, meta)
-        report.counts = {config: report.counts[config] for config in OFFICIAL_FILES if config in report.counts}
+        report.counts = {config: report.counts[config] for config in (*OFFICIAL_FILES, QUIZ_CONFIG)
+                         if config in report.counts}
         meta["counts"] = report.counts
         meta["unknown_fields"] = report.unknown_fields
         meta["fingerprint"] = hashlib.sha256(
@@ -305,6 +314,33 @@ def build_dataset(
 
         write_card(tmp, meta)
     return report
+
+
+def _read_quizzes(source: Path, quizzes: str | Path | None, has_surveys: bool) -> Any:
+    """The quiz set to pin (checked before anything is written), or None: ``quizzes``, else ``quizzes.jsonl``
+    beside the official files."""
+    from ..quiz.sets import read_quiz_file
+
+    path = Path(quizzes) if quizzes is not None else source / QUIZ_FILE
+    if quizzes is None and not path.is_file():
+        return None
+    if not has_surveys:
+        raise SurgeDataError(path, "a quiz set needs the surveys it asks about: surveys.json is not in the source")
+    return read_quiz_file(path)
+
+
+def _pin_quizzes(tmp: Path, quiz_set: Any, split_of: dict[int, str], report: BuildReport,
+                 meta: dict[str, Any]) -> None:
+    """The ``quizzes`` config, its summary in ``meta`` (who wrote it, its fingerprint) and a note."""
+    from ..quiz.sets import write_quiz_config
+
+    report.counts[QUIZ_CONFIG] = write_quiz_config(tmp, quiz_set, split_of)
+    meta["configs"] = sorted({*meta["configs"], QUIZ_CONFIG})
+    meta["quizzes"] = {**quiz_set.summary(), "file": Path(quiz_set.source).name,
+                       "sha256": sha256_file(Path(quiz_set.source))}
+    report.notes.append(f"quiz set {Path(quiz_set.source).name} pinned as the '{QUIZ_CONFIG}' config: "
+                        f"{len(quiz_set.questions)} questions on {len(quiz_set.by_survey)} surveys, fingerprint "
+                        f"{quiz_set.fingerprint}, written by {'; '.join(quiz_set.writers())}")
 
 
 def _carry_manifest(path: Path, manifest: dict[str, Any], tmp: Path, report: BuildReport,

@@ -19,7 +19,7 @@ from ..data.dataset import SurgeData
 from ..filters import SurveyFilter, split_entries
 from ..io import JsonlJournal, atomic_write_json, atomic_write_text
 from ..vocabulary import RELEASED
-from .config import EvaluationConfig, RunOptions, judge_settings, result_keys, selected_metrics
+from .config import EvaluationConfig, RunOptions, judge_settings, pin_settings, result_keys, selected_metrics
 from .metric import Metric, ModelSet, Requests, diagnostic, needed_models
 from .models import build_models, is_built, judge_report, unwrap
 from .parallel import ProcessGroup, shared_model_pass
@@ -205,6 +205,7 @@ def evaluate_run(
     the others return None (:mod:`.parallel`).
     """
     out = Path(out)
+    config = pin_settings(config, data)  # e.g. the quiz set's fingerprint: in the key and the results
     metrics = selected_metrics(config)
     _check_judge(metrics, config, judge)
     key = config.key(data.fingerprint)
