@@ -58,6 +58,13 @@ class QuizQuestion(BaseModel):
     def _id_as_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
+    @field_validator("options", mode="before")
+    @classmethod
+    def _four_options(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple) and len(value) != 4:
+            raise ValueError(f"a question has 4 options, not {len(value)}")
+        return value
+
     @field_validator("question", "question_id")
     @classmethod
     def _not_empty(cls, value: str) -> str:
