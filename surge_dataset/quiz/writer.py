@@ -31,6 +31,7 @@ from ..llm.judge import Judge, JudgeRequest
 from ..prompts import QUIZ_WRITER_VERSION, get_prompt
 from ..records import Survey, gt_content_sections
 from ..scoring.judges import cut_section
+from ..vocabulary import ALL_SPLITS, parse_ids
 from .evidence import SUPPORT_SHARE, evidence_in, normalise_quote, support
 from .sets import QuizQuestion, QuizSet, write_quiz_file
 from .settings import QuizOptions
@@ -109,8 +110,7 @@ class QuizWriting:
 
 
 def selected_surveys(data: Any, options: QuizOptions) -> list[Survey]:
-    from ..vocabulary import ALL_SPLITS, parse_ids
-
+    """``--survey-ids`` when given, else ``--split``'s GT surveys."""
     ids = parse_ids(options.survey_ids)
     if ids:
         return [data.survey(i) for i in ids]
