@@ -200,7 +200,10 @@ def build_dataset(
     if derive_queries and "surveys" not in present:
         raise SurgeDataError(source, "deriving the queries needs surveys.json, which is not in this folder")
     derive = "surveys" in present and (derive_queries or "queries" not in present)
-    quiz_set = _read_quizzes(source, quizzes, "surveys" in present)
+    from ..quiz.sets import pin_quiz_config, quiz_set_to_pin  # pydantic: only when building
+
+    quiz_set = quiz_set_to_pin(source / QUIZ_FILE if quizzes is None else Path(quizzes), "surveys" in present,
+                               given=quizzes is not None)
     manifest_path = source / FRESH_MANIFEST
     manifest = read_fresh_manifest(manifest_path) if manifest_path.is_file() else None
     if derive:
@@ -245,7 +248,10 @@ def build_dataset(
             survey_lookup = survey_title_lookup(surveys, [(s["survey_id"], split) for s, split in zip(surveys, splits,
                                                                                                       strict=True)])
             if quiz_set is not None:
-                _pin_quizzes(tmp, quiz_set, dict(zip(meta["survey_order"], splits, strict=True)), report, meta)
+                report.counts[QUIZ_CONFIG], meta["quizzes"], note = pin_quiz_config(
+                    tmp, quiz_set, dict(zip(meta["survey_order"], splits, strict=True)))
+                meta["configs"] = sorted({*meta["configs"], QUIZ_CONFIG})
+                report.notes.append(note)
             meta["source_files"]["surveys.json"] = sha256_file(path)
             if derive:
                 given = (source / OFFICIAL_FILES["queries"]).is_file()
@@ -314,33 +320,6 @@ def build_dataset(
 
         write_card(tmp, meta)
     return report
-
-
-def _read_quizzes(source: Path, quizzes: str | Path | None, has_surveys: bool) -> Any:
-    """The quiz set to pin (checked before anything is written), or None: ``quizzes``, else ``quizzes.jsonl``
-    beside the official files."""
-    from ..quiz.sets import read_quiz_file
-
-    path = Path(quizzes) if quizzes is not None else source / QUIZ_FILE
-    if quizzes is None and not path.is_file():
-        return None
-    if not has_surveys:
-        raise SurgeDataError(path, "a quiz set needs the surveys it asks about: surveys.json is not in the source")
-    return read_quiz_file(path)
-
-
-def _pin_quizzes(tmp: Path, quiz_set: Any, split_of: dict[int, str], report: BuildReport,
-                 meta: dict[str, Any]) -> None:
-    """The ``quizzes`` config, its summary in ``meta`` (who wrote it, its fingerprint) and a note."""
-    from ..quiz.sets import write_quiz_config
-
-    report.counts[QUIZ_CONFIG] = write_quiz_config(tmp, quiz_set, split_of)
-    meta["configs"] = sorted({*meta["configs"], QUIZ_CONFIG})
-    meta["quizzes"] = {**quiz_set.summary(), "file": Path(quiz_set.source).name,
-                       "sha256": sha256_file(Path(quiz_set.source))}
-    report.notes.append(f"quiz set {Path(quiz_set.source).name} pinned as the '{QUIZ_CONFIG}' config: "
-                        f"{len(quiz_set.questions)} questions on {len(quiz_set.by_survey)} surveys, fingerprint "
-                        f"{quiz_set.fingerprint}, written by {'; '.join(quiz_set.writers())}")
 
 
 def _carry_manifest(path: Path, manifest: dict[str, Any], tmp: Path, report: BuildReport,

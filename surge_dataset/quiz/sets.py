@@ -32,8 +32,8 @@ from ..io import reading_input
 from ..records import QUIZ_CONFIG, QUIZ_FILE
 from ..vocabulary import QuizAnswer
 
-__all__ = ["QUIZ_CONFIG", "QUIZ_FILE", "QuizQuestion", "QuizSet", "load_quiz_set", "quiz_columns",
-           "read_quiz_file", "write_quiz_config", "write_quiz_file"]
+__all__ = ["QUIZ_CONFIG", "QUIZ_FILE", "QuizQuestion", "QuizSet", "load_quiz_set", "pin_quiz_config", "quiz_columns",
+           "quiz_set_to_pin", "read_quiz_file", "write_quiz_config", "write_quiz_file"]
 
 
 
@@ -200,6 +200,32 @@ def write_quiz_config(folder: Path, quiz_set: QuizSet, split_of: Mapping[int, st
                            folder / QUIZ_CONFIG / f"{split}-00000-of-00001.parquet", compression="zstd")
             counts[split] = len(rows)
     return counts
+
+
+def quiz_set_to_pin(path: Path, has_surveys: bool, *, given: bool) -> QuizSet | None:
+    """The quiz set ``surge data build`` pins, checked before anything is written: ``--quizzes`` (``given``),
+    else ``quizzes.jsonl`` beside the official files if there is one; None otherwise."""
+    if not given and not path.is_file():
+        return None
+    if not has_surveys:
+        raise InputFileError(f"{path}: a quiz set needs the surveys it asks about, and surveys.json is not in the "
+                             "source folder")
+    return read_quiz_file(path)
+
+
+def pin_quiz_config(folder: Path, quiz_set: QuizSet, split_of: Mapping[int, str]) -> tuple[dict[str, int],
+                                                                                           dict[str, Any], str]:
+    """The ``quizzes`` config written into a dataset being built: (questions per split, what ``surge_meta.json``
+    records of the set, the build's note)."""
+    from ..data.build import sha256_file
+
+    counts = write_quiz_config(folder, quiz_set, split_of)
+    name = Path(quiz_set.source).name
+    meta = {**quiz_set.summary(), "file": name, "sha256": sha256_file(Path(quiz_set.source))}
+    note = (f"quiz set {name} pinned as the '{QUIZ_CONFIG}' config: {len(quiz_set.questions)} questions on "
+            f"{len(quiz_set.by_survey)} surveys, fingerprint {quiz_set.fingerprint}, written by "
+            f"{'; '.join(quiz_set.writers())}")
+    return counts, meta, note
 
 
 def _read_config(folder: Path) -> QuizSet:
