@@ -8,17 +8,27 @@ questions of its GT survey (by the GT's ``survey_id``); a GT survey without a ge
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...errors import SettingError
-from ...quiz.sets import QUIZ_CONFIG, QuizQuestion, load_quiz_set
+from ...records import QUIZ_CONFIG
 from ...scoring import judges
 from ...scoring import quiz as scoring
 from ...scoring.injection import injection_diagnostics
 from ..metric import Metric, MetricOutput, Requests, diagnostic, register
 from ._judged import repeats, with_repeat
+
+if TYPE_CHECKING:
+    from ...quiz.sets import QuizQuestion
+
+
+def load_quiz_set(source: str) -> Any:
+    """:func:`surge_dataset.quiz.sets.load_quiz_set`, imported on first use (pydantic: not at registry load)."""
+    from ...quiz.sets import load_quiz_set as load
+
+    return load(source)
 
 
 def questions_of(survey: Any, config: Any) -> tuple[QuizQuestion, ...]:
