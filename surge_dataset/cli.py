@@ -10,6 +10,7 @@ from typer.core import TyperGroup
 from . import (
     cli_annotate,  # noqa: F401 - registers `surge data annotate` on data_app
     cli_fresh,  # noqa: F401 - registers `surge data fresh` on data_app
+    cli_quiz,  # noqa: F401 - registers `surge data quiz` on data_app
 )
 from .cli_data import data_app
 from .cli_evaluate import evaluate, meta_eval

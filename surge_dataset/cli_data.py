@@ -35,13 +35,16 @@ def data_build(
     derive_queries: bool = typer.Option(
         False, "--derive-queries", help="Derive the queries config from surveys.json even when queries.json is "
         "there (done anyway when it is absent; the card and surge_meta.json mark it as derived)."),
+    quizzes: Path = typer.Option(
+        None, "--quizzes", help="A quiz set written by `surge data quiz`, pinned as the quizzes config (default: "
+        "quizzes.jsonl in --source, if there)."),
 ) -> None:
     """Official JSON files -> Parquet shards per config, dataset card, corpus title index."""
     from .data.build import build_dataset
 
     _warn_to_console()
     report = build_dataset(source, out, overwrite=overwrite, test_ids=parse_ids(test_ids), derive_queries=derive_queries,
-                           progress=lambda m: console.print(f"[dim]{m}[/]", highlight=False))
+                           quizzes=quizzes, progress=lambda m: console.print(f"[dim]{m}[/]", highlight=False))
     table = Table(title=f"SurGE dataset written to {out}")
     for column in ("config", "split", "rows"):
         table.add_column(column, justify="right" if column == "rows" else "left")
@@ -64,10 +67,13 @@ def data_export(
     """Built dataset -> the official surveys.json / corpus.json / queries.json (lossless)."""
     from .data.export import export_dataset
     from .data.fresh_manifest import FRESH_MANIFEST
+    from .records import QUIZ_FILE
 
     written = export_dataset(data, out)
     for config, n in written.items():
         out_console.print(f"{out / (config + '.json')}: {n:,} records")
+    if (out / QUIZ_FILE).is_file():  # written for a dataset with a quizzes config, removed otherwise
+        out_console.print(f"{out / QUIZ_FILE}: the pinned quiz set")
     if (out / FRESH_MANIFEST).is_file():  # written for a fresh split, removed otherwise
         out_console.print(f"{out / FRESH_MANIFEST}: the fresh split's manifest (date window, dropped candidates)")
 

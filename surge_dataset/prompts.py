@@ -20,7 +20,7 @@ import re
 import string
 from dataclasses import dataclass
 
-__all__ = ["PROMPTS", "PROMPTS_VERSION", "QUOTE_CLOSE", "QUOTE_OPEN", "PromptTemplate", "get_prompt", "quote_safe",
+__all__ = ["PROMPTS", "PROMPTS_VERSION", "QUIZ_WRITER_VERSION", "QUOTE_CLOSE", "QUOTE_OPEN", "PromptTemplate", "get_prompt", "quote_safe",
            "register"]
 
 #: Bump when any judge template below changes; recorded in the results ``config``.
@@ -255,4 +255,63 @@ register(PromptTemplate(
     name="retry_verdict",
     description="Follow-up after an answer without exactly one pairwise verdict.",
     user="That reply did not contain one verdict. Reply with exactly one of [[A]], [[B]] or [[C]] and nothing else.",
+))
+
+# Quizzes (SurveyBench's quiz-based answerability on SurGE; surge_dataset/quiz/, the quiz metric). New templates:
+# PROMPTS_VERSION is unchanged because no earlier template changed; the writer's wording has its own version,
+# QUIZ_WRITER_VERSION, written into every quiz line and the set's manifest.
+#: Bump when ``quiz_write`` or ``retry_items`` changes (every quiz line records the version that wrote it).
+QUIZ_WRITER_VERSION = "surge-quiz-writer-1"
+
+register(PromptTemplate(
+    name="quiz_write",
+    untrusted=("section",),
+    description="Quiz writer: multiple-choice questions on one section of a human-written survey, as JSON.",
+    system=_JUDGE_SYSTEM,
+    user=(
+        "The section \"{heading}\" of the survey \"{title}\" follows.\n\n"
+        "Section:\n<<<\n{section}\n>>>\n\n"
+        + _IGNORE +
+        "Write exactly {count} multiple-choice question(s) that test whether a reader learned what this section "
+        "teaches: a finding, a method and what it does, a comparison, a limitation. Each question:\n"
+        "- is answerable from this section alone, and its answer rests on one sentence of the section;\n"
+        "- has 4 options, exactly one of them correct; the other three are plausible for someone who has not "
+        "read the section but wrong according to it;\n"
+        "- does not mention the section or the survey (write \"Which ...\" rather than \"According to the "
+        "section ...\") and does not give its answer away.\n\n"
+        "For each question copy, word for word, the one sentence of the section that its correct answer rests "
+        "on. Reply with a JSON array only, one object per question:\n"
+        "[{{\"question\": \"...\", \"options\": [\"...\", \"...\", \"...\", \"...\"], \"answer\": \"A\", "
+        "\"evidence\": \"<the sentence, copied>\"}}]\n"
+        "where \"answer\" is the letter (A, B, C or D) of the correct option in the order you list them."
+    ),
+))
+
+register(PromptTemplate(
+    name="retry_items",
+    description="Follow-up after an answer that was not the JSON array of objects asked for (the quiz writer).",
+    user="That reply was not a JSON array of objects. Reply again with the JSON array only, in the format asked for.",
+))
+
+register(PromptTemplate(
+    name="quiz_answer",
+    untrusted=("survey",),
+    description="Quiz answerer: one multiple-choice question answered from the generated survey alone, A-E.",
+    system=_JUDGE_SYSTEM,
+    user=(
+        "A survey article on the topic \"{title}\" follows.\n\n"
+        "Survey:\n<<<\n{survey}\n>>>\n\n"
+        + _IGNORE +
+        "Answer the multiple-choice question below using only what the survey above says, not what you know "
+        "yourself. If the survey does not give the answer, choose E.\n\n"
+        "Question: {question}\n"
+        "{options}\n\n"
+        "Reply with one letter (A, B, C, D or E) and nothing else."
+    ),
+))
+
+register(PromptTemplate(
+    name="retry_choice",
+    description="Follow-up after an answer that did not pick exactly one lettered option.",
+    user="That reply did not pick one option. Reply with exactly one of the letters {letters} and nothing else.",
 ))

@@ -72,6 +72,10 @@ OFFICIAL_FILES: dict[str, str] = {
     "corpus": "corpus.json",
     "queries": "queries.json",
 }
+#: Not an official file: the quiz set (``surge data quiz``) a build pins as the ``quizzes`` config, picked up
+#: beside the official files (surge_dataset.quiz.sets).
+QUIZ_CONFIG = "quizzes"
+QUIZ_FILE = "quizzes.jsonl"
 # Identity field per config, used to name a record in error messages.
 ID_FIELD: dict[str, str] = {"surveys": "survey_id", "corpus": "doc_id", "queries": "query_id"}
 

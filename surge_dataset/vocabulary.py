@@ -56,6 +56,9 @@ __all__ = [
     "OPENALEX",
     "PAPER",
     "PROTOCOLS",
+    "QUIZ_ANSWERS",
+    "QUIZ_CHOICES",
+    "QUIZ_UNANSWERED",
     "REFERENCE_LABELS",
     "RELEASED",
     "SEMANTIC_SCHOLAR",
@@ -75,6 +78,7 @@ __all__ = [
     "MetricGroup",
     "ModelKind",
     "ProtocolName",
+    "QuizAnswer",
     "ReferenceLabel",
     "SourceProblem",
     "Split",
@@ -198,6 +202,14 @@ CITATIONS_STAGE: Final[FreshStage] = "citations"
 SOURCE_STAGE: Final[FreshStage] = "source"
 RESOLVE_STAGE: Final[FreshStage] = "resolve"
 FRESH_STAGES: tuple[FreshStage, ...] = get_args(FreshStage)
+
+
+#: The letters of a quiz question's four options (``quizzes.jsonl``'s ``answer``), and the fifth choice the answering
+#: model is offered besides them: "E: the survey does not say" (graded as unanswered, never correct).
+QuizAnswer = Literal["A", "B", "C", "D"]
+QUIZ_ANSWERS: tuple[QuizAnswer, ...] = get_args(QuizAnswer)
+QUIZ_UNANSWERED: Final = "E"
+QUIZ_CHOICES: tuple[str, ...] = (*QUIZ_ANSWERS, QUIZ_UNANSWERED)
 
 
 def closest_hint(name: str, known: Iterable[str]) -> str:

@@ -268,3 +268,31 @@ def test_the_sample_leaderboard_shown_is_what_the_example_prints(tmp_path: Path)
     printed = [line for line in (report / "significance.md").read_text(encoding="utf-8").splitlines()
                if line.startswith("|")]
     assert rows == printed
+
+
+def test_the_quiz_comparison_shown_is_what_the_example_prints(tmp_path: Path) -> None:
+    """docs/evaluation/quiz.md's table is examples/quiz_comparison.py's output: recall and the quiz (the scripted
+    reader: exact) checked here, without the SmolLM2 CQS judge (minutes on a CPU; its column is shown as measured)."""
+    done = subprocess.run([sys.executable, str(REPO_ROOT / "examples" / "quiz_comparison.py"), "--out",
+                           str(tmp_path / "qc"), "--no-cqs"], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    def rows(text: str) -> dict[str, dict[str, str]]:
+        lines = [line for line in text.splitlines() if line.startswith("| ")]
+        header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+        return {cells[0]: dict(zip(header, cells, strict=True))
+                for cells in ([c.strip() for c in line.strip("|").split("|")] for line in lines[2:])}
+
+    shown = (DOCS / "evaluation" / "quiz.md").read_text(encoding="utf-8")
+    table = shown.split("<!-- quiz-comparison -->\n", 1)[1].split("<!-- /quiz-comparison -->", 1)[0]
+    printed, documented = rows(done.stdout), rows(table)
+    assert list(printed) == list(documented) == ["ground-truth", "degraded", "references-only", "off-topic"]
+    for system, values in printed.items():
+        for column in ("recall", "quiz", "quiz_unanswered"):
+            assert documented[system][column] == values[column], (system, column)
+        assert re.fullmatch(r"\d\.\d{4}", documented[system]["cqs"]), documented[system]
+    for line in done.stdout.splitlines():
+        if line.startswith(("- recall ranks", "- quiz ranks", "- Kendall's tau between the recall and quiz",
+                            "- meta-eval vs the built order, recall", "- meta-eval vs the built order, quiz")):
+            assert line in shown, line

@@ -83,3 +83,28 @@ def test_gguf_judge_sqs_cqs_end_to_end(sample_dataset, smollm_spec, smol_llm, tm
                          judge=Judge(smol_llm, weighted=True, max_tries=2, score_tokens=4))
     assert smol_llm.stats.sent == sent
     assert rerun["surveys"]["1"]["sqs_weighted"] == record["sqs_weighted"]
+
+
+def test_gguf_answers_quiz_questions_with_a_letter(sample_dataset, smol_llm, tmp_path):
+    """The quiz metric with a real (tiny) answering model: two questions on a one-section survey; every answer is
+    read as a letter or counted missing after the follow-up turn, and graded by the letter alone."""
+    from surge_dataset.evaluation import compute
+    from surge_dataset.quiz.sets import read_quiz_file, write_quiz_file
+
+    data = SurgeData.open(sample_dataset)
+    questions = [q for q in read_quiz_file(Path(__file__).parents[1] / "examples" / "sample" / "quizzes.jsonl")
+                 .for_survey(1) if q.section == "Introduction"][:2]
+    write_quiz_file(tmp_path / "two.jsonl", questions)
+    intro = next(s for s in data.survey(1).tree().walk() if s.title == "Introduction")
+    judge = Judge(smol_llm, max_tries=2)
+    result = compute("quiz", [f"# Introduction\n\n{intro.content}\n"], [1], data=data, judge=judge,
+                     quiz=str(tmp_path / "two.jsonl"))
+    counts, value = result["counts"][0], result["per_survey"][0]
+    assert counts["quiz_questions"] == len(questions) >= 1 and counts["quiz_judged"] == len(questions)
+    outcomes = [o for r, o in judge._memo.items() if r.kind == "choice"]
+    assert len(outcomes) == len(questions) and all(1 <= o.tries <= 2 for o in outcomes)
+    assert counts["quiz_missing"] == sum(o.value is None for o in outcomes)
+    if counts["quiz_missing"] < len(questions):
+        assert 0.0 <= value["quiz"] <= 1.0 and 0.0 <= value["quiz_unanswered"] <= 1.0
+    else:
+        assert value == {"quiz": None, "quiz_unanswered": None}

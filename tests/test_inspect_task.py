@@ -337,3 +337,30 @@ def test_a_real_generation_with_smollm2_through_inspects_hf_provider(data, tmp_p
     direct = compute(["recall", "rouge_bleu"], [sample.store[MARKDOWN_KEY]], [0], data=data)["per_survey"][0]
     assert sample.scores["rouge_bleu"].value["rouge1"] == pytest.approx(direct["rouge1"])
     assert sample.scores["recall"].value == {"recall": direct["recall"]}
+
+
+def test_quiz_and_richness_are_scorers_the_grader_answers(data, tmp_path):
+    """-T metrics=quiz,richness: the quiz questions (the dataset's quizzes config) go to the grader role, here the
+    scripted reader answering from the quoted survey; richness counts the table the answer holds."""
+    from surge_dataset.data.render import render_survey
+    from surge_dataset.quiz.sets import load_quiz_set
+    from surge_dataset.quiz.testing import TextReader
+
+    gt, reader = data.survey(0), TextReader()
+    answer = render_survey(gt, data.corpus).replace("# References", "| Model | Layers |\n| --- | --- |\n| GCN | 2 |\n\n"
+                                                    "# References", 1)
+
+    def grade(messages, tools, tool_choice, config) -> ModelOutput:
+        output = ModelOutput.from_content("mockllm/model", reader([{"role": m.role, "content": m.text}
+                                                                   for m in messages]))
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return output
+
+    grader = get_model("mockllm/grader", custom_outputs=grade, memoize=False)
+    log = _eval(survey(data=str(data.path), survey_ids=[0], metrics="quiz,richness"), _model({gt.survey_title: answer}),
+                tmp_path, model_roles={"grader": grader})
+    [sample] = log.samples
+    assert sample.scores["quiz"].value == {"quiz": 1.0, "quiz_unanswered": 0.0}
+    assert sample.scores["quiz"].metadata["counts"]["quiz_judged"] == 10
+    assert sample.scores["richness"].value["richness_tables"] == 1.0
+    assert log.eval.metadata["surge"]["config"]["quiz_fingerprint"] == load_quiz_set(data.path).fingerprint

@@ -410,3 +410,22 @@ def test_the_cli_and_the_build_never_import_gradio(leaderboard_inputs, tmp_path)
             "print('gradio' in sys.modules, 'nh3' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
+
+
+def test_systems_asked_different_quiz_sets_are_never_ranked_together():
+    """The quiz set's fingerprint is a group setting where the quiz metric is selected (a systems.parquet column,
+    as the data fingerprint is), and not used otherwise."""
+    from surge_dataset.leaderboard.stats import NOT_USED, group_systems, settings
+    from surge_dataset.report.results import SystemResults
+
+    def system(name: str, metrics: list[str], fingerprint: str | None) -> SystemResults:
+        config = {"metrics": metrics, "protocol": "official", "aggregate": "released", "data_fingerprint": "d",
+                  "judge": "openai:x", "quiz_fingerprint": fingerprint}
+        return SystemResults(name, Path(f"{name}.json"), "0" * 64, config, {"0": {}})
+
+    assert settings(system("a", ["recall"], None).config)["quiz_fingerprint"] == NOT_USED
+    assert settings(system("a", ["quiz"], "abc").config)["quiz_fingerprint"] == "abc"
+    groups, warnings = group_systems([system("a", ["quiz"], "abc"), system("b", ["quiz"], "abc"),
+                                      system("c", ["quiz"], "xyz")])
+    assert [g.systems for g in groups] == [["a", "b"], ["c"]]
+    assert len(warnings) == 1 and "quiz_fingerprint=xyz" in warnings[0]

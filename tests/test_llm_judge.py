@@ -25,6 +25,7 @@ from surge_dataset.evaluation import (
     skipped_without_judge,
 )
 from surge_dataset.llm import Judge, JudgeRequest, LLMConfigurationError, make_llm, parse_points, parse_score
+from surge_dataset.llm.parse import parse_choice, parse_items
 from surge_dataset.llm.testing import Hang, HttpError, Reply, ScriptedOpenAIServer
 from surge_dataset.prompts import PROMPTS_VERSION
 
@@ -64,6 +65,46 @@ def test_parse_yes_no_and_points():
     assert parse_score("Yes", 0, 5) is None
     assert parse_points("Key points:\n- Alpha.\n2. Beta\n* Alpha.\nplain line") == ["Alpha.", "Beta"]
     assert parse_points("nothing here") is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [("C", 2), ("C.", 2), ("(C)", 2), ("**C**", 2), ("C: the survey does not say", 2), ("B) Chebyshev", 1),
+     ("Answer: D", 3), ("The answer is (E).", 4), ("<think>A looks wrong</think> B", 1), ("a", None),
+     ("answer: a", None), ("A or B", None), ("The answer is A, or the answer is B.", None), ("ABC", None),
+     ("I think it is B because", None), ("", None), (None, None)],
+)
+def test_parse_choice(answer, expected):
+    assert parse_choice(answer, "ABCDE") == expected
+
+
+def test_parse_items():
+    assert parse_items('Here: ```json\n[{"q": 1}, {"q": 2}, 3]\n```') == [{"q": 1}, {"q": 2}]
+    assert parse_items('{"questions": [{"q": 1}]}') == [{"q": 1}] and parse_items('{"question": "x", "options": []}') \
+        == [{"question": "x", "options": []}]
+    assert parse_items('[{"q": 1}, {"q": 2}]', max_items=1) == [{"q": 1}]
+    assert parse_items("[1, 2]") is None and parse_items("no json") is None and parse_items("[{broken") is None
+
+
+def test_choice_and_items_questions_follow_up_then_count_missing(tmp_path):
+    choice = JudgeRequest.choice([{"role": "user", "content": "Pick one."}], 5)
+    items = JudgeRequest.items([{"role": "user", "content": "List them."}])
+    answers = {"Pick one.": ["maybe", "E"], "List them.": ["nothing", "still nothing", '[{"a": 1}]']}
+
+    def respond(messages):  # the n-th answer of a conversation after n - 1 follow-up turns
+        return answers[messages[0]["content"]][len(messages) // 2]
+
+    with ScriptedOpenAIServer(responder=respond) as server:
+        judge = Judge(_llm(server, tmp_path, timeout=SLACK), max_tries=3)
+        picked, listed = judge.run([choice, items])
+        follow_ups = [r.messages[-1]["content"] for r in server.requests if len(r.messages) > 1]
+    assert (picked.value, picked.tries, picked.items) == (4, 2, None)  # "maybe", then "E" after the follow-up
+    assert (listed.items, listed.value, listed.points, listed.tries) == (({"a": 1},), None, None, 3)
+    assert any("exactly one of the letters A, B, C, D, E" in text for text in follow_ups)
+    assert any("not a JSON array of objects" in text for text in follow_ups)
+    assert JudgeRequest.choice([{"role": "user", "content": "x"}], 4).letters == "ABCD"
+    with pytest.raises(ValueError, match="2 to 26"):
+        JudgeRequest.choice([{"role": "user", "content": "x"}], 1)
 
 
 def test_retries_missing_scores_cache_and_no_key_leak(tmp_path, monkeypatch, caplog):

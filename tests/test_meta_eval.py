@@ -74,3 +74,46 @@ def test_cli_meta_eval(files, tmp_path):
     assert result.exit_code == 0, result.output
     assert "0.833" in result.output and "0.667" in result.output
     assert json.loads(out.read_text())["m"]["with_gt"]["spearman_rho"] == pytest.approx(0.9)
+
+
+def test_meta_eval_takes_the_quiz_like_any_metric(sample_dataset, tmp_path, monkeypatch):
+    """Two systems scored by the quiz metric (the sample's quiz set, the scripted reader through a local server):
+    the GT rendered, and the GT with every third section dropped. Ranked by people GT first on every survey, the
+    quiz agrees on each (tau 1); quiz_unanswered is lower-is-better, so its tau is -1 (read with the sign flipped)."""
+    from surge_dataset import SurgeData
+    from surge_dataset.data.render import render_surveys
+    from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+    from surge_dataset.llm import Judge, make_llm
+    from surge_dataset.llm.testing import ScriptedOpenAIServer
+    from surge_dataset.quiz.testing import TextReader
+
+    from .conftest import REPO_ROOT
+
+    monkeypatch.syspath_prepend(str(REPO_ROOT / "examples"))
+    from degrade_surveys import degrade
+
+    data = SurgeData.open(sample_dataset)
+    render_surveys(data.surveys("test"), data.corpus, tmp_path / "gt")
+    for path in (tmp_path / "gt").glob("*/survey.md"):
+        target = tmp_path / "degraded" / path.parent.name / "survey.md"
+        target.parent.mkdir(parents=True)
+        target.write_text(degrade(path.read_text()))
+    files = []
+    with ScriptedOpenAIServer(responder=TextReader()) as server:
+        judge = Judge(make_llm("openai:reader", base_url=server.base_url, cache_dir=tmp_path / "cache"))
+        for name in ("gt", "degraded"):
+            evaluate_run(data, tmp_path / name, tmp_path / f"{name}.json",
+                         EvaluationConfig(metrics=["quiz"], judge="openai:reader"), judge=judge)
+            files.append(f"{'GT' if name == 'gt' else 'D'}={tmp_path / f'{name}.json'}")
+    degraded = json.loads((tmp_path / "degraded.json").read_text())["surveys"]
+    assert all(degraded[i]["quiz"] < 1.0 for i in ("0", "1", "2"))
+    human = tmp_path / "human.csv"
+    human.write_text("survey_id,system,rank\n" + "".join(f"{i},GT,1\n{i},D,2\n" for i in (0, 1, 2)))
+    out = tmp_path / "meta.json"
+    result = CliRunner().invoke(app, ["meta-eval", "--human", str(human), "--metrics", "quiz,quiz_unanswered",
+                                      "--out", str(out), "--resamples", "100", *files])
+    assert result.exit_code == 0, result.output
+    table = json.loads(out.read_text())
+    assert table["quiz"]["with_gt"]["kendall_tau"] == pytest.approx(1.0)
+    assert table["quiz"]["with_gt"]["surveys"] == 3
+    assert table["quiz_unanswered"]["with_gt"]["kendall_tau"] == pytest.approx(-1.0)

@@ -30,9 +30,13 @@ from surge_dataset.evaluation.models import build_models
 from surge_dataset.hub import module_folders_by_metric
 from surge_dataset.llm.judge import JudgeOutcome
 
+from .conftest import REPO_ROOT
+
 JUDGE = "hf:scripted-judge"  # a local judge spec (judge_weighted needs one), for the config only: the fake answers
 #: Settings that change what a metric asks or writes, besides the judge settings of every judged metric.
 BACKENDS: dict[str, list[dict[str, Any]]] = {"alce": [{"alce_backend": "judge", "judge": JUDGE}]}
+#: Settings a metric cannot run without: the quiz metric's quiz set (the sample's, on the sample's surveys).
+REQUIRED: dict[str, dict[str, Any]] = {"quiz": {"quiz": str(REPO_ROOT / "examples" / "sample" / "quizzes.jsonl")}}
 #: What the card says about ``None`` in the mean: scored 0 (``released_zero`` metrics) or left out.
 COUNTED_ZERO = "scored 0 under `--aggregate released`"
 LEFT_OUT = "left out of the mean under either `--aggregate`"
@@ -43,13 +47,18 @@ OTHER = "# Introduction\n\nGraph neural networks pass messages [1]. They also po
 
 def settings_of(metric: Metric) -> list[dict[str, Any]]:
     """Every configuration that changes the keys ``metric`` writes (its default first)."""
+    required = REQUIRED.get(metric.name, {})
     if metric.judged:
-        judged = {"judge": JUDGE}
+        judged = {"judge": JUDGE, **required}
         return [judged, {**judged, "judge_weighted": True}, {**judged, "judge_weighted": True, "judge_repeats": 2}]
-    return [{}, *BACKENDS.get(metric.name, [])]
+    return [dict(required), *BACKENDS.get(metric.name, [])]
 
 
-CASES = [pytest.param(name, settings, id="-".join([name, *(f"{k}={v}" for k, v in settings.items() if k != "judge")]))
+def case_id(name: str, settings: dict[str, Any]) -> str:
+    return "-".join([name, *(f"{k}={v}" for k, v in settings.items() if k not in ("judge", *REQUIRED.get(name, {})))])
+
+
+CASES = [pytest.param(name, settings, id=case_id(name, settings))
          for name, metric in registry().items() for settings in settings_of(metric)]
 
 

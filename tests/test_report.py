@@ -404,3 +404,28 @@ def test_html_holds_the_figures_and_the_footer_promises_only_what_is_there(three
     significance_page = (one / "significance.md").read_text()
     assert "| Metric |" not in significance_page
     assert "One system (strong): paired significance compares two systems" in significance_page
+def test_quiz_and_richness_appear_in_the_report_and_quiz_sets_are_compared(tmp_path: Path) -> None:
+    """The columns come from the registry (`--metrics quiz,richness` names the metrics, not their keys); systems
+    asked different quiz sets are warned about, as systems on different data are."""
+    from surge_dataset.report import comparability_warnings, select_metrics
+
+    values = {"quiz": [1.0, 0.8, 0.9], "quiz_unanswered": [0.0, 0.1, 0.1], "richness": [2.0, 0.0, 1.0],
+              **{f"richness_{k}": [1.0, 0.0, 1.0] for k in ("tables", "figures", "equations", "code_blocks")},
+              **{f"richness_{k}_per_1k": [1.0, 0.0, 0.5] for k in ("tables", "figures", "equations", "code_blocks")}}
+    paths = [write_results(tmp_path / "in" / f"{name}.json", {k: [x * scale for x in v] for k, v in values.items()})
+             for name, scale in (("a", 1.0), ("b", 0.5))]
+    for path, fingerprint in zip(paths, ("1111222233334444", "5555666677778888"), strict=True):
+        data = json.loads(path.read_text())
+        data["config"].update(metrics=["quiz", "richness"], quiz_fingerprint=fingerprint)
+        path.write_text(json.dumps(data))
+    systems = load_results(paths)
+    assert select_metrics(systems, "quiz,richness")[:3] == ["quiz", "quiz_unanswered", "richness"]
+    warnings = comparability_warnings(systems)
+    assert any("different quiz_fingerprint" in w and "1111222233334444" in w for w in warnings)
+    result = CliRunner().invoke(surge_app, ["report", *map(str, paths), "--out", str(tmp_path / "report"),
+                                            "--metrics", "quiz,richness", "--resamples", "200"])
+    assert result.exit_code == 0, result.output
+    header = (tmp_path / "report" / "table.md").read_text().splitlines()[0]
+    for column in ("quiz", "quiz_unanswered", "richness", "richness_tables_per_1k"):
+        assert f"| {column} " in header or f"| {column} |" in header, header
+    assert "different quiz_fingerprint" in result.output

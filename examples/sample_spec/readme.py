@@ -62,6 +62,10 @@ def render_readme(
         f" {len(queries)} queries.",
         "- Corpus: the cited papers, uncited papers on the same six topics, and off-topic papers from twelve"
         " other fields.",
+        "- `quizzes.jsonl` (and its `quizzes.manifest.json`): the sample's quiz set, 10 multiple-choice questions"
+        " per survey, written by `examples/make_sample_quizzes.py` through `surge data quiz`'s writer with a"
+        " scripted cloze writer (not a language model) standing in for the LLM; `surge data build` pins it as the"
+        " `quizzes` config.",
         "",
         "| survey_id | split | title | date | category | nodes | sections with >= 100 chars | all_cites |"
         " queries |",

@@ -32,6 +32,8 @@ from ..records import (
     NODE_FIELDS,
     NODE_ID_FIELDS,
     OFFICIAL_FILES,
+    QUIZ_CONFIG,
+    QUIZ_FILE,
     arrow_schema,
     dump_extra,
     id_column_type,
@@ -179,11 +181,14 @@ def build_dataset(
     shard_rows: int = CORPUS_SHARD_ROWS,
     progress: Callable[[str], None] | None = None,
     derive_queries: bool = False,
+    quizzes: str | Path | None = None,
 ) -> BuildReport:
     """Build the HF dataset folder ``out`` from the official files found in ``source``.
 
     Without ``queries.json`` (the authors' Drive folder lacks it), or with ``derive_queries``, the ``queries``
     config is derived from ``surveys.json`` (:mod:`.queries`) and marked as derived in the card and metadata.
+    ``quizzes`` (default: a ``quizzes.jsonl`` beside the official files, if any) is pinned as the ``quizzes``
+    config (:mod:`surge_dataset.quiz.sets`); it stays out of the data fingerprint, and has its own.
     """
     source, out = Path(source), Path(out)
     say = progress or (lambda message: logger.info(message))
@@ -195,6 +200,10 @@ def build_dataset(
     if derive_queries and "surveys" not in present:
         raise SurgeDataError(source, "deriving the queries needs surveys.json, which is not in this folder")
     derive = "surveys" in present and (derive_queries or "queries" not in present)
+    from ..quiz.sets import pin_quiz_config, quiz_set_to_pin  # pydantic: only when building
+
+    quiz_set = quiz_set_to_pin(source / QUIZ_FILE if quizzes is None else Path(quizzes), "surveys" in present,
+                               given=quizzes is not None)
     manifest_path = source / FRESH_MANIFEST
     manifest = read_fresh_manifest(manifest_path) if manifest_path.is_file() else None
     if derive:
@@ -238,6 +247,11 @@ def build_dataset(
                     _write_parquet(part, tmp / "surveys" / _shard_name(split, 0, 1))
             survey_lookup = survey_title_lookup(surveys, [(s["survey_id"], split) for s, split in zip(surveys, splits,
                                                                                                       strict=True)])
+            if quiz_set is not None:
+                report.counts[QUIZ_CONFIG], meta["quizzes"], note = pin_quiz_config(
+                    tmp, quiz_set, dict(zip(meta["survey_order"], splits, strict=True)))
+                meta["configs"] = sorted({*meta["configs"], QUIZ_CONFIG})
+                report.notes.append(note)
             meta["source_files"]["surveys.json"] = sha256_file(path)
             if derive:
                 given = (source / OFFICIAL_FILES["queries"]).is_file()
@@ -294,7 +308,8 @@ def build_dataset(
 
         if manifest is not None:  # a fresh split: its manifest travels with it (not part of the fingerprint)
             _carry_manifest(manifest_path, manifest, tmp, report, meta)
-        report.counts = {config: report.counts[config] for config in OFFICIAL_FILES if config in report.counts}
+        report.counts = {config: report.counts[config] for config in (*OFFICIAL_FILES, QUIZ_CONFIG)
+                         if config in report.counts}
         meta["counts"] = report.counts
         meta["unknown_fields"] = report.unknown_fields
         meta["fingerprint"] = hashlib.sha256(

@@ -12,7 +12,7 @@ import yaml
 from ..metadata import SURGE_BIBTEX
 from .fresh_manifest import window_text
 
-CONFIG_ORDER = ("surveys", "corpus", "queries")
+CONFIG_ORDER = ("surveys", "corpus", "queries", "quizzes")
 
 FIELD_DOCS = {
     "surveys": [
@@ -61,6 +61,17 @@ FIELD_DOCS = {
         ("survey_id", "int64", "(derived)",
          "The survey whose title is `prefix_titles[0]`; null when none matches (split `unassigned`)."),
         ("extra", "string", "(none)", "JSON object of unknown fields, or null."),
+    ],
+    "quizzes": [
+        ("survey_id", "int64", "`survey_id`", "The GT survey the question is drawn from (its split is the survey's)."),
+        ("question_id", "string", "`question_id`", "Unique id, `<survey_id>-<n>` when `surge data quiz` wrote it."),
+        ("section", "string", "`section`", "Title of the GT section the question was written from."),
+        ("question", "string", "`question`", "The question."),
+        ("options", "list<string>", "`options`", "The four options, in the order `answer` refers to."),
+        ("answer", "string", "`answer`", "Letter (A-D) of the correct option."),
+        ("evidence", "string", "`evidence`", "The sentence of the section the answer rests on, as quoted."),
+        ("prompt_version", "string", "`prompt_version`", "Version of the writer's prompt (null if not recorded)."),
+        ("generator", "string", "`generator`", "The model that wrote the question (null if not recorded)."),
     ],
 }
 
@@ -152,6 +163,19 @@ def derived_queries_text(derived: dict[str, Any]) -> str:
     )
 
 
+def quiz_set_text(quizzes: dict[str, Any]) -> str:
+    """The card's paragraph on the pinned quiz set (``meta["quizzes"]``): who wrote it and how to use it."""
+    return (
+        f"**Quiz set (not part of the SurGE release).** The `quizzes` config pins {quizzes.get('questions')} "
+        f"multiple-choice questions on {quizzes.get('surveys')} GT surveys, from `{quizzes.get('file')}` (quiz set "
+        f"fingerprint `{quizzes.get('fingerprint')}`), written by {'; '.join(quizzes.get('writers') or ['n/a'])} "
+        "with `surge data quiz`: one GT section at a time, each question quoting the sentence its answer rests on. "
+        "`surge evaluate --metrics quiz --judge ...` asks every system these same questions and records the "
+        "fingerprint with its results. The questions were written by a language model from the surveys' texts and "
+        "carry those texts' licences."
+    )
+
+
 def _manifest_counts(folder: Path, fresh: dict[str, Any]) -> dict[str, Any]:
     """The ``counts`` of the manifest the build copied into ``folder`` (``meta`` keeps only its window and
     annotation); empty when it cannot be read, so a card is still written (the build checked the file)."""
@@ -230,6 +254,8 @@ def write_card(folder: Path, meta: dict[str, Any]) -> None:
         lines += ["", f"Absent from the source folder when this was built: {', '.join(meta['absent_files'])}."]
     if derived:
         lines += ["", derived_queries_text(derived)]
+    if isinstance(meta.get("quizzes"), dict):
+        lines += ["", quiz_set_text(meta["quizzes"])]
     lines += [
         "",
         f"**Split.** {meta.get('split_rule', 'n/a')}. The paper splits the 205 surveys 4:1 but does not "

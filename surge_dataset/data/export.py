@@ -3,7 +3,8 @@
 Known columns go back to their official keys (in the official order), then the fields that were kept
 in ``extra`` are restored; surveys and queries are written in their original file order (kept in
 ``surge_meta.json``), the corpus in shard order (which is file order). A fresh split's
-``fresh_manifest.json`` is copied back byte for byte, so building the export again keeps its date window.
+``fresh_manifest.json`` is copied back byte for byte, so building the export again keeps its date window, and a
+pinned quiz set is written back as ``quizzes.jsonl``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from typing import Any
 
 from ..io import atomic_path, atomic_write_json_array, naming_errors, reading_input
 from ..output_folder import claim_output_folder
-from ..records import EXTRA_COLUMN, FIELDS_BY_CONFIG, NODE_FIELDS, OFFICIAL_FILES, load_extra
+from ..records import (
+    EXTRA_COLUMN,
+    FIELDS_BY_CONFIG,
+    NODE_FIELDS,
+    OFFICIAL_FILES,
+    QUIZ_CONFIG,
+    QUIZ_FILE,
+    load_extra,
+)
 from .dataset import SurgeData
 from .fresh_manifest import FRESH_MANIFEST, read_fresh_manifest
 from .validate import SurgeDataError
@@ -84,5 +93,19 @@ def export_dataset(data: str | Path, out: str | Path) -> dict[str, int]:
     if manifest is not None:  # byte for byte: the rebuilt dataset records the same sha256 and window
         with atomic_path(out / FRESH_MANIFEST) as tmp:
             tmp.write_bytes(manifest)
+    _export_quizzes(dataset, out)
     return written
+
+
+def _export_quizzes(dataset: SurgeData, out: Path) -> None:
+    """The pinned quiz set back as ``quizzes.jsonl`` (the next build picks it up); an earlier export's removed
+    when this dataset has none."""
+    target = out / QUIZ_FILE
+    if QUIZ_CONFIG in dataset.configs:
+        from ..quiz.sets import load_quiz_set, write_quiz_file
+
+        write_quiz_file(target, load_quiz_set(dataset.path).questions)
+    elif target.is_file():
+        with naming_errors(target):
+            target.unlink()
 

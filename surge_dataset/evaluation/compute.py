@@ -19,7 +19,7 @@ from typing import Any
 from ..records import Survey
 from ..settings import keyword_parameters, split_keywords
 from ..vocabulary import parse_list
-from .config import EvaluationConfig, RunOptions, result_keys, selected_metrics
+from .config import EvaluationConfig, RunOptions, pin_settings, result_keys, selected_metrics
 from .metric import needed_models
 
 __all__ = ["NOT_KEYWORDS", "compute", "gt_survey", "inputs_description"]
@@ -86,9 +86,10 @@ def compute(
     judge_spec = judge if isinstance(judge, str) else (getattr(judge, "spec", None) or ("injected" if judge else None))
     config = EvaluationConfig.from_options(metrics=parse_list(metrics), judge=judge_spec, **config_settings,
                                            resolve_device=nli is None or encoder is None or ner is None)
-    chosen = selected_metrics(config)
     if isinstance(data, str) or hasattr(data, "__fspath__"):
         data = SurgeData.open(data)
+    config = pin_settings(config, data)
+    chosen = selected_metrics(config)
     corpus_needed = [m.name for m in chosen if "corpus" in m.active_needs(config)]
     if corpus_needed and data is None:
         raise ValueError(f"{', '.join(corpus_needed)} resolve reference titles against the corpus: pass data= "

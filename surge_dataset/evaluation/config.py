@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from ..defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
@@ -67,6 +67,7 @@ __all__ = [
     "judge_settings",
     "parse_metrics",
     "recorded_settings",
+    "pin_settings",
     "result_keys",
     "selected_metrics",
     "skipped_without_judge",
@@ -151,6 +152,13 @@ class EvaluationConfig:
         95.0, added_later=True,
         help="A title found by a source is the reference's when their similarity (rapidfuzz ratio, 0-100) is at "
              "least this (SurveyGen's 0.95).")
+    quiz: str | None = setting(
+        None, key="never", added_later=True, metavar="PATH",
+        help="Quiz set of the quiz metric: a quizzes.jsonl written by `surge data quiz` (default: the dataset's "
+             "quizzes config). Its fingerprint, not its path, enters the journal key; results record both.")
+    quiz_fingerprint: str | None = setting(
+        None, added_later=True, exposed=False,
+        help="Fingerprint of the quiz set the quiz metric asked (filled in when the quiz metric is selected).")
     min_cites: int = setting(
         0, key="never", help="Evaluate only surveys whose GT cites at least N papers.")
     exclude_empty: bool = setting(
@@ -293,6 +301,17 @@ def recorded_settings(config: EvaluationConfig) -> dict[str, object]:
 
 def selected_metrics(config: EvaluationConfig) -> list[Metric]:
     return [get_metric(name) for name in config.metrics]
+
+
+def pin_settings(config: EvaluationConfig, data: object = None) -> EvaluationConfig:
+    """``config`` with what its metrics read off ``data`` (a ``SurgeData`` or None) or a file fixed in it
+    (:meth:`~.metric.Metric.pin`): called by every run (``surge evaluate``, its ``--dry-run``, ``compute``) before
+    the journal key is read or anything is scored. The same object when nothing changes."""
+    updates: dict[str, object] = {}
+    for metric in selected_metrics(config):
+        updates.update(metric.pin(config, data))
+    changed = {name: value for name, value in updates.items() if getattr(config, name) != value}
+    return replace(config, **changed) if changed else config
 
 
 def result_keys(config: EvaluationConfig) -> list[str]:

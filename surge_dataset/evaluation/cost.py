@@ -97,8 +97,10 @@ def estimate_evaluation(
     cache_dir: Any = None,
 ) -> dict[str, Any]:
     """Prepare the folder's surveys as a run would, then :func:`estimate_judge_requests`. Writes nothing."""
+    from .config import pin_settings
     from .runner import prepare_folder
 
+    config = pin_settings(config, data)
     prepared, failures, excluded = prepare_folder(data, passage_dir, config)
     report = estimate_judge_requests(prepared, config, base_url=base_url, cache_dir=cache_dir)
     report.update(surveys=len(prepared), failures=failures, excluded=excluded)

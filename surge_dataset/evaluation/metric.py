@@ -134,6 +134,13 @@ class Metric:
             extra += [f"{key}_std" for key in self.keys]
         return tuple(extra)
 
+    def pin(self, config: EvaluationConfig, data: Any) -> dict[str, Any]:
+        """Settings this metric reads off the dataset (``data``, a ``SurgeData`` or None) or a file, fixed before
+        anything is scored so that they enter the journal key and the results' ``config`` (``quiz``: the quiz
+        set and its fingerprint). Raises a :class:`~surge_dataset.errors.SurgeError` when the run cannot have
+        them. Default: nothing to pin."""
+        return {}
+
     def requests(self, survey: PreparedSurvey, config: EvaluationConfig) -> Requests:
         """Model inputs :meth:`score` will ask for (default: none)."""
         return Requests()

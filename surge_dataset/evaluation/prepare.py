@@ -21,6 +21,7 @@ from ..metadata import installed_versions
 from ..records import Paper, Survey
 from ..scoring.citations import CitationInstance
 from ..survey import GeneratedSurvey, parse_survey, read_survey_file
+from ..survey.decode import decode_survey_bytes
 from ..vocabulary import OFFICIAL
 
 
@@ -40,8 +41,8 @@ class PreparedSurvey:
     corpus: Corpus | None = field(default=None, repr=False, compare=False)  # what resolved the references
     #: reference number -> its existence label and evidence, filled by reference_existence's prefetch
     reference_labels: dict[int, Any] | None = field(default=None, repr=False, compare=False)
-    #: the survey's text as read (metrics that read reference titles whole: survey.whole_titles)
-    text: str | bytes = field(default="", repr=False, compare=False)
+    #: the survey's Markdown as read (what richness counts tables, figures and code blocks in)
+    text: str = field(default="", repr=False, compare=False)
 
 
 def package_versions() -> dict[str, str]:
@@ -161,7 +162,8 @@ def prepare_text(
     return PreparedSurvey(
         survey_id=gt.survey_id if survey_id is None else survey_id, path=path or Path("<text>"), gt=gt,
         parsed=parsed, references=references, papers=papers, citations=citations,
-        read_diagnostics=read_diagnostics or [], gt_titles=gt_titles, corpus=corpus, text=text,
+        read_diagnostics=read_diagnostics or [], gt_titles=gt_titles, corpus=corpus,
+        text=decode_survey_bytes(bytes(text))[0] if isinstance(text, bytes | bytearray) else text,
     )
 
 

@@ -21,6 +21,7 @@ from .config import (
     EvaluationConfig,
     RunOptions,
     judge_settings,
+    pin_settings,
     recorded_settings,
     result_keys,
     selected_metrics,
@@ -196,6 +197,7 @@ def evaluate_run(
     the others return None (:mod:`.parallel`).
     """
     out = Path(out)
+    config = pin_settings(config, data)  # e.g. the quiz set's fingerprint: in the key and the results
     metrics = selected_metrics(config)
     _check_judge(metrics, config, judge)
     key = config.key(data.fingerprint)

@@ -19,7 +19,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..evaluation.compute import compute
-from ..evaluation.config import EvaluationConfig, parse_metrics
+from ..evaluation.config import EvaluationConfig, parse_metrics, pin_settings
 from ..evaluation.metric import get_metric
 from ..evaluation.models import LazyModel, model_factories
 from ..llm.base import BackendSpec, Completion, Conversation, GenerationSettings, LLMStats
@@ -56,7 +56,8 @@ class SurveyScoring:
         self.data = data
         self.settings = settings
         chosen = parse_metrics(metrics, judge=True) if metrics else None
-        self.config = EvaluationConfig.from_options(**({"metrics": chosen} if chosen else {}), **settings)
+        config = EvaluationConfig.from_options(**({"metrics": chosen} if chosen else {}), **settings)
+        self.config = pin_settings(config, data)  # the quiz set's fingerprint, checked once, before any sample
         factories = model_factories(self.config)
         self.models = {kind: LazyModel(_once(factories[kind])) for kind in LOCAL_MODELS}
         self._lock = threading.Lock()

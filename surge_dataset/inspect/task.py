@@ -12,8 +12,9 @@
 * **Scorers**: one per metric, named as the metric (``recall``, ``shr``, ...), each a thin wrapper over
   ``compute()`` (:class:`~.scoring.SurveyScoring`); a value is a dict of the metric's result keys, and the
   metric :func:`surge_mean` averages them with ``surge evaluate``'s own rule (``evaluation.runner.average``).
-  Judged metrics (``sqs``, ``cqs``, ...) ask the ``grader`` model role (``--model-role grader=...``), else
-  the evaluated model, as Inspect's model-graded scorers do.
+  Judged metrics (``sqs``, ``cqs``, ``quiz``, ...) ask the ``grader`` model role (``--model-role grader=...``),
+  else the evaluated model, as Inspect's model-graded scorers do; ``richness`` and ``quiz`` are scorers like the
+  others (``-T metrics=quiz,richness``).
 
 ``inspect_ai`` is imported inside the functions only: ``import surge_dataset.inspect.task`` works without it.
 """
@@ -136,6 +137,7 @@ def survey(
     nli_model: str | None = None,
     embedding_model: str | None = None,
     protocol: str = OFFICIAL,
+    quiz: str | None = None,
 ) -> Any:
     """SurGE survey generation as an Inspect task (registered as ``surge/survey``).
 
@@ -152,6 +154,8 @@ def survey(
         nli_model: the NLI cross-encoder of citation_accuracy (name or local folder; default the paper's).
         embedding_model: the embedder of SHR (name or local folder; default the paper's).
         protocol: ``official`` (the released evaluator) or ``paper``.
+        quiz: the quiz set of the ``quiz`` scorer (a ``quizzes.jsonl``; default: the dataset's ``quizzes`` config),
+            answered by the ``grader`` role; its fingerprint is in the task's metadata (``config.quiz_fingerprint``).
     """
     from inspect_ai import Task
     from inspect_ai.dataset import MemoryDataset, Sample
@@ -162,7 +166,8 @@ def survey(
 
     dataset = SurgeData.open(_local(data))  # type: ignore[arg-type]
     settings = {k: v for k, v in {"protocol": protocol, "nli_model": _local(nli_model),
-                                  "embedding_model": _local(embedding_model)}.items() if v is not None}
+                                  "embedding_model": _local(embedding_model), "quiz": _local(quiz)}.items()
+                if v is not None}
     scoring = SurveyScoring(dataset, metrics, **settings)
     run = _local(run)
     kinds = {"system": ChatMessageSystem, "user": ChatMessageUser}

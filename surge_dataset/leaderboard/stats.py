@@ -2,9 +2,9 @@
 
 Systems are ranked together only when every setting that changes the numbers is the same: the protocol,
 the aggregation, the data fingerprint, the survey filters and, where a selected metric uses them, the NLI
-model, the embedding model, the NER model and the judge. Each distinct combination is a *group*; results
-from another protocol or data fingerprint land in their own group, with a warning, and the app never
-shows two groups in one table without saying so.
+model, the embedding model, the NER model, the judge and the quiz set (its fingerprint). Each distinct
+combination is a *group*; results from another protocol or data fingerprint land in their own group, with a
+warning, and the app never shows two groups in one table without saying so.
 
 Means and 95 % CIs are ``surge report``'s (:func:`~surge_dataset.report.stats.summarise`: same seeds, same
 numbers). Paired significance is its method too -- a two-sided sign-flip permutation test of the per-survey
@@ -31,6 +31,8 @@ from ..report.stats import _rng, paired_test
 
 #: Settings every group shares, then the ones that count only when a selected metric needs the model kind.
 ALWAYS, BY_NEED = SHARED_SETTINGS, MODEL_SETTINGS
+#: Settings that count only when a given metric is selected: the quiz set the quiz metric asked.
+BY_METRIC = {"quiz": ("quiz_fingerprint",)}
 #: The filters of the app's Table page: column of systems.parquet -> label.
 FILTERS = {"protocol": "Protocol", "judge": "Judge", "nli_model": "NLI model", "embedding_model": "Embedding model",
            "data_fingerprint": "Data fingerprint"}
@@ -56,6 +58,10 @@ def settings(config: dict[str, Any]) -> dict[str, str]:
     for kind, keys in BY_NEED.items():
         for key in keys:
             out[key] = _text(config.get(key)) if kind in needs else NOT_USED
+    metrics = config.get("metrics") if isinstance(config.get("metrics"), list) else []
+    for metric, keys in BY_METRIC.items():
+        for key in keys:
+            out[key] = _text(config.get(key)) if metric in metrics else NOT_USED
     return out
 
 

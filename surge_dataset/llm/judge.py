@@ -1,6 +1,8 @@
 """An LLM as a judge: requests in, readable scores (or lists) out, with a bounded number of tries.
 
-Two styles. ``surge`` (below) is ours. ``released`` sets every parameter as the released SurGE
+Four kinds of question: a ``score`` in a range, a list of ``points``, a ``choice`` among lettered options (the
+quiz metric: the value is the index of the letter picked) and ``items``, a JSON array of objects (the quiz
+writer of ``surge data quiz``). Two styles. ``surge`` (below) is ours. ``released`` sets every parameter as the released SurGE
 evaluator did (``--protocol official``): 100 answer tokens, the API's default temperature (1.0), an
 answer accepted only if it is exactly one digit in range (``re.match(r"^[0-5]$")``, which allows one
 trailing newline), and an unreadable answer re-asked with the same conversation as a new sample, up to
@@ -33,7 +35,7 @@ from ..prompts import get_prompt
 from ..vocabulary import JUDGE_STYLES, RELEASED_STYLE
 from .base import Conversation, GenerationSettings, as_conversation
 from .client import LLM
-from .parse import parse_points, parse_score, parse_score_strict
+from .parse import parse_choice, parse_items, parse_points, parse_score, parse_score_strict
 
 __all__ = ["JUDGE_STYLES", "REPEAT_TEMPERATURE", "Judge", "JudgeOutcome", "JudgeRequest", "JudgeStats",
            "style_settings"]
@@ -46,12 +48,21 @@ REPEAT_TEMPERATURE = 0.7
 
 
 def style_settings(score_tokens: int = 16, points_tokens: int = 1024) -> dict[tuple[str, str], GenerationSettings]:
-    """(kind, style) -> decoding settings of a first, unrepeated question: what ``Judge`` uses and records."""
+    """(kind, style) -> decoding settings of a first, unrepeated question: what ``Judge`` uses and records.
+
+    A ``choice`` is decoded as a ``score`` of the ``surge`` style (a short greedy answer) and ``items`` as
+    ``points``, in either style: the released evaluator asked no such question, so there is no released setting
+    to reproduce.
+    """
     return {
         ("score", "surge"): GenerationSettings(max_new_tokens=score_tokens),
         ("score", "released"): GenerationSettings(max_new_tokens=RELEASED_SCORE_TOKENS, temperature=RELEASED_TEMPERATURE),
         ("points", "surge"): GenerationSettings(max_new_tokens=points_tokens),
         ("points", "released"): GenerationSettings(max_new_tokens=points_tokens),
+        ("choice", "surge"): GenerationSettings(max_new_tokens=score_tokens),
+        ("choice", "released"): GenerationSettings(max_new_tokens=score_tokens),
+        ("items", "surge"): GenerationSettings(max_new_tokens=points_tokens),
+        ("items", "released"): GenerationSettings(max_new_tokens=points_tokens),
     }
 
 
@@ -68,7 +79,7 @@ class JudgeRequest:
     """One question to the judge: a conversation and what kind of answer is expected."""
 
     conversation: Conversation
-    kind: Literal["score", "points"] = "score"
+    kind: Literal["score", "points", "choice", "items"] = "score"
     low: int = 0
     high: int = 5
     max_points: int | None = None
@@ -87,6 +98,24 @@ class JudgeRequest:
     def points(cls, messages: Sequence[dict[str, str]], max_points: int | None = None) -> JudgeRequest:
         return cls(as_conversation(messages), "points", max_points=max_points)
 
+    @classmethod
+    def choice(cls, messages: Sequence[dict[str, str]], options: int, *, style: str | None = None) -> JudgeRequest:
+        """A pick among ``options`` lettered answers (A, B, ...); the outcome's value is the letter's index."""
+        if not 2 <= options <= 26:
+            raise ValueError(f"a choice needs 2 to 26 lettered options, not {options}")
+        request = cls.score(messages, 0, options - 1, style=style)
+        return replace(request, kind="choice")
+
+    @classmethod
+    def items(cls, messages: Sequence[dict[str, str]], max_items: int | None = None) -> JudgeRequest:
+        """A JSON array of objects (at most ``max_items`` kept); the outcome's ``items`` holds them."""
+        return cls(as_conversation(messages), "items", max_points=max_items)
+
+    @property
+    def letters(self) -> str:
+        """The option letters of a ``choice`` (``ABCDE`` for five options)."""
+        return "".join(chr(ord("A") + i) for i in range(self.low, self.high + 1))
+
 
 @dataclass(frozen=True)
 class JudgeOutcome:
@@ -100,10 +129,11 @@ class JudgeOutcome:
     answers: tuple[str | None, ...] = ()
     error: str | None = None
     failed: bool = False  # the transport failed (not cached: a rerun asks again)
+    items: tuple[dict[str, object], ...] | None = field(default=None, compare=False)  # an ``items`` request's
 
     @property
     def missing(self) -> bool:
-        return self.value is None and self.points is None
+        return self.value is None and self.points is None and self.items is None
 
 
 @dataclass
@@ -177,11 +207,16 @@ class Judge:
             self._memo.update(zip(todo, outcomes, strict=True))
         return [self._memo[r] for r in requests]
 
-    def _parse(self, request: JudgeRequest, answer: str | None) -> int | tuple[str, ...] | None:
+    def _parse(self, request: JudgeRequest, answer: str | None) -> int | tuple[object, ...] | None:
         if request.kind == "score":
             if self._style(request) == RELEASED_STYLE:
                 return parse_score_strict(answer, request.low, request.high)
             return parse_score(answer, request.low, request.high)
+        if request.kind == "choice":
+            return parse_choice(answer, request.letters)
+        if request.kind == "items":
+            items = parse_items(answer, request.max_points)
+            return tuple(items) if items else None
         points = parse_points(answer, request.max_points)
         return tuple(points) if points else None
 
@@ -196,6 +231,10 @@ class Judge:
     def _follow_up(self, request: JudgeRequest) -> tuple[str, str]:
         if request.kind == "score":
             text = get_prompt("retry_score").render(low=request.low, high=request.high)[-1]["content"]
+        elif request.kind == "choice":
+            text = get_prompt("retry_choice").render(letters=", ".join(request.letters))[-1]["content"]
+        elif request.kind == "items":
+            text = get_prompt("retry_items").render()[-1]["content"]
         else:
             text = get_prompt("retry_points").render()[-1]["content"]
         return ("user", text)
@@ -226,10 +265,12 @@ class Judge:
                         continue
                     parsed = self._parse(state.request, completion.text)
                     if parsed is not None:
+                        listed = state.request.kind == "items"
                         final[i] = JudgeOutcome(
                             value=parsed if isinstance(parsed, int) else None,
-                            points=parsed if isinstance(parsed, tuple) else None,
+                            points=parsed if isinstance(parsed, tuple) and not listed else None,  # type: ignore[arg-type]
                             tries=len(state.answers), answers=tuple(state.answers),
+                            items=parsed if listed else None,  # type: ignore[arg-type]
                         )
                         continue
                     self.stats.invalid_answers += 1

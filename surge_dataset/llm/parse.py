@@ -9,9 +9,10 @@ rejected; the caller then asks again and finally records the score as missing.
 
 from __future__ import annotations
 
+import json
 import re
 
-__all__ = ["parse_points", "parse_score", "parse_score_strict"]
+__all__ = ["parse_choice", "parse_items", "parse_points", "parse_score", "parse_score_strict"]
 
 _NUMBER = r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w]|\.\d)"
 _BARE_RE = re.compile(r"^\W*(?:score|rating|answer|grade)?\W*(\d+)\s*(?:/\s*\d+|out of \d+)?\W*$", re.I)
@@ -23,6 +24,7 @@ _SCALE_RE = re.compile(
 )
 _NUMBER_RE = re.compile(_NUMBER)
 _YES_NO_RE = re.compile(r"^\W*(yes|no)\b", re.I)
+_THINKING_RE = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 _BULLET_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\(\d+\))\s+(.*\S)\s*$")
 
 
@@ -85,3 +87,51 @@ def parse_points(answer: str | None, max_points: int | None = None) -> list[str]
     if not points:
         return None
     return points[:max_points] if max_points else points
+
+
+def parse_choice(answer: str | None, letters: str) -> int | None:
+    """The index into ``letters`` (e.g. ``"ABCDE"``) of the one option an answer picks, or ``None``.
+
+    Accepted: the letter alone (``C``, ``C.``, ``(C)``, ``**C**``), the letter opening the answer before its
+    option text (``C: the survey does not say``, ``C) Chebyshev polynomials``), or named explicitly (``Answer: C``,
+    ``the answer is (C)``), a reasoning block ``<think>...</think>`` not read. Letters are upper-case only (a lone
+    ``a`` is an English word); two different letters named explicitly, or none, give ``None``.
+    """
+    if not answer:
+        return None
+    text = _THINKING_RE.sub(" ", answer).strip()
+    options = re.escape(letters)
+    alone = re.fullmatch(rf"[\W_]*([{options}])[\W_]*", text)
+    if alone:
+        return letters.index(alone.group(1))
+    explicit = {m for m in re.findall(rf"\b(?:answer|option|choice)(?:\s+is)?\s*[:=]?\s*\(?([{options}])\b(?!-)",
+                                      text, re.I) if m in letters}
+    if len(explicit) == 1:
+        return letters.index(explicit.pop())
+    if explicit:
+        return None
+    opening = re.match(rf"[*_(\[\s]*([{options}])\s*[).:\]*_-]+(?:\s|$)", text)
+    return letters.index(opening.group(1)) if opening else None
+
+
+def parse_items(answer: str | None, max_items: int | None = None) -> list[dict[str, object]] | None:
+    """The JSON objects of an answer that is (or holds, e.g. in a code fence) a JSON array of objects, at most
+    ``max_items`` of them; ``None`` when there is no such array. A lone object counts as an array of one, and an
+    object whose only list holds the objects (``{"questions": [...]}``) as that list."""
+    if not answer:
+        return None
+    text = _THINKING_RE.sub(" ", answer)
+    start = min((i for i in (text.find("["), text.find("{")) if i >= 0), default=-1)
+    if start < 0:
+        return None
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError:
+        return None
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list)]
+        value = lists[0] if len(lists) == 1 and not {"question", "options"} <= set(value) else [value]
+    items = [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+    if not items:
+        return None
+    return items[:max_items] if max_items else items

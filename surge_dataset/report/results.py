@@ -228,7 +228,7 @@ def comparability_warnings(systems: Sequence[SystemResults]) -> list[str]:
     """Settings that change the numbers and differ between systems (protocol, data, models)."""
     checks = {"protocol": None, "aggregate": None, "data_fingerprint": None, "min_cites": None, "exclude_empty": None,
               "nli_model": "citation_accuracy", "dtype": "citation_accuracy", "embedding_model": "shr",
-              "embedding_dtype": "shr", "device": None, "judge_settings": None}
+              "embedding_dtype": "shr", "device": None, "judge_settings": None, "quiz_fingerprint": "quiz"}
     warnings = []
     for s in systems:  # the report's means are over evaluated surveys; results.json's released mean is not
         failed = [f for f in s.failures if f.get("survey_id") is not None]

@@ -15,7 +15,9 @@ folding and collapsing white space):
                  section, ...) a 5", "... deserves a 5 / full marks", "you must rate / prefer / choose ...";
 ``address``      a message to the judge: "dear / attention / note to the AI (LLM, judge, grader, evaluator,
                  reviewer)", "if you are an AI / a language model / a judge";
-``verdict``      a pairwise verdict token (``[[A]]``, ``[[B]]``, ``[[C]]``) planted in the text.
+``verdict``      a pairwise verdict token (``[[A]]``, ``[[B]]``, ``[[C]]``) planted in the text;
+``answer``       a quiz answer key planted in the text: "the answer is B", "answers: C", "Q3: D, Q4: A" (an
+                 upper-case option letter A-E standing alone after it, so "Question 3: A survey of ..." is not one).
 
 A finding is *hidden* when it sits in an HTML comment or an element styled ``display:none`` / ``hidden``
 (invisible when the Markdown is rendered), or when zero-width characters split the phrase or surround it.
@@ -48,6 +50,7 @@ _WORDS = r"(?:\W+\w+){0,4}?"
 _JUDGE = r"(?:ai|a\.i\.|llm|large language model|language model|judge|grader|evaluator|reviewer|assistant|model)s?"
 _OBJECT = (r"(?:this|the|my|our)\s+(?:survey|paper|article|text|section|outline|passage|work|review|response|answer"
            r"|submission|document)")
+_LETTER = r"\(?(?-i:[A-E])\)?(?=\s*(?:[.,;:)\]]|$|q(?:uestion)?\s*#?\d))"
 _TOP = r"(?:\d+(?:\.\d+)?(?:\s*/\s*\d+)?|five|ten|full marks|top marks|a perfect score|the (?:highest|maximum|best)\b)"
 PATTERNS: dict[str, re.Pattern[str]] = {
     "instruction": re.compile(
@@ -63,6 +66,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         rf"\b(?:dear|attention|note (?:to|for)|message (?:to|for))\s+(?:the\s+|any\s+)?{_JUDGE}\b"
         rf"|\bif you are an?\s+{_JUDGE}\b", re.I),
     "verdict": re.compile(r"\[\[\s*[ABC]\s*\]\]"),
+    "answer": re.compile(
+        rf"\b(?:(?:the\s+)?(?:correct\s+|right\s+)?answers?(?:\s+to\s+(?:every|each|all|the)\s+questions?)?"
+        rf"\s*(?:is|are|would be|:|=|->)\s*{_LETTER}|\bq(?:uestion)?\s*#?\d+\s*(?:[:=.)]|->|-)\s*{_LETTER})", re.I),
 }
 
 
