@@ -10,6 +10,7 @@ from typing import Any
 
 from ..io import atomic_write_json, atomic_write_text
 from ..metadata import installed_versions
+from ..stats import summarise
 from .constants import CI_LEVEL, SIGNIFICANCE_METHOD, ReportError
 from .drilldown import drilldown_markdown
 from .figures import plot_bars, plot_heatmap, plot_recall_at_k
@@ -22,8 +23,14 @@ from .judging import (
     load_arenas,
     split_arena_inputs,
 )
-from .results import check_same_surveys, comparability_warnings, load_results, load_retrieval, select_metrics
-from .stats import significance, summarise
+from .results import (
+    check_same_surveys,
+    comparability_warnings,
+    load_results,
+    load_retrieval,
+    select_metrics,
+    significance,
+)
 from .tables import (
     _notes,
     dataset_notes,

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..stats import MetricSummary
 from .constants import (
     PAPER_SOURCE,
     PAPER_TABLE4,
@@ -17,7 +18,6 @@ from .constants import (
     metric_label,
 )
 from .results import RetrievalResults
-from .stats import MetricSummary
 
 
 @dataclass
