@@ -86,6 +86,7 @@ def _titles(numbers: list[int], survey: Any) -> str:
 class ReferenceExistence(Metric):
     name = "reference_existence"
     keys = ("reference_existence",)
+    value_range = (0.0, 1.0)
     needs = frozenset({"corpus"})
     order = 75
     description = (
