@@ -178,7 +178,20 @@ def value_range(key: str) -> tuple[float, float] | None:
     """The values a result key may take, as its card gives them: ``<key>_std`` (judge repeats, ddof=1) at most
     half the range's width times sqrt(2); an unclipped metric's range widened by :data:`UNCLIPPED_SLACK`.
     None for a key no registered metric declares a range for."""
-    for metric in registry().values():
+    metrics = tuple(registry().values())
+    if _RANGES.get("registry") != metrics:  # read once per registry state: a results file asks per survey and key
+        _RANGES.clear()
+        _RANGES["registry"] = metrics
+    if key not in _RANGES:
+        _RANGES[key] = _declared_range(key, metrics)
+    return _RANGES[key]
+
+
+_RANGES: dict[str, Any] = {}
+
+
+def _declared_range(key: str, metrics: Sequence[Metric]) -> tuple[float, float] | None:
+    for metric in metrics:
         for base in (key, key.removesuffix("_std")):
             if base in metric.keys or base == metric.weighted_key:
                 declared = metric.key_ranges.get(base, metric.value_range)

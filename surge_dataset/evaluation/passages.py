@@ -41,8 +41,8 @@ def _inside(path: Path, root: Path) -> bool:
 
 def find_passages(name: str, results: str | os.PathLike[str], config: Mapping[str, Any], *,
                   root: str | os.PathLike[str] | None = None, confine: bool = True) -> tuple[Path | None, list[str]]:
-    """(the passage folder of system ``name`` whose results file is ``results``, or None; notes on recorded folders
-    not followed). Raises :class:`InputFileError` for a system name or file stem that leads outside ``root``."""
+    """(the passage folder of system ``name`` whose results file is ``results``, or None and why a recorded folder
+    was not followed). Raises :class:`InputFileError` for a system name or file stem that leads outside ``root``."""
     results = Path(results)
     base = Path(root).resolve() if root is not None else None
     candidates: list[Path] = []
@@ -68,4 +68,4 @@ def find_passages(name: str, results: str | os.PathLike[str], config: Mapping[st
         if base is not None:
             candidates.append(base / recorded.name)
     found = next((c for c in candidates if c.is_dir() and (base is None or _inside(c, base))), None)
-    return found, list(dict.fromkeys(notes))
+    return found, list(dict.fromkeys(notes)) if found is None else []
