@@ -244,8 +244,7 @@ def _verify(entries: Sequence[Entry], dataset: Any, verify: bool | None, models:
         if verify is False or (verify is None and entry.submission is None):
             why = "not re-scored (--no-verify)" if verify is False else \
                 "a plain results file, not re-scored (pass --verify to re-score it)"
-            keys = [k for r in entry.system.surveys.values() for k in r if k not in ("counts", "diagnostics")]
-            entry.verification = Verification(UNVERIFIED, unverified=dict.fromkeys(keys, why)).record()
+            entry.verification = Verification(UNVERIFIED, not_rescored=why).record()
             continue
         say(f"re-scoring {entry.system.name} (verification)")
         entry.verification = verify_results(entry.results, entry.passages, dataset, models=models, device=device).record()

@@ -50,11 +50,13 @@ class Verification:
     mismatches: int = 0
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
     device: str | None = None
+    not_rescored: str | None = None  # why nothing was re-scored (a plain results file, --no-verify)
 
     def record(self) -> dict[str, Any]:
         return {"status": self.status, "label": self.label(), "summary": self.summary(), "checked": self.checked,
                 "self_reported": self.self_reported, "unverified": self.unverified, "mismatch": self.mismatch,
-                "mismatches": self.mismatches, "models": self.models, "device": self.device}
+                "mismatches": self.mismatches, "models": self.models, "device": self.device,
+                "not_rescored": self.not_rescored}
 
     def label(self) -> str:
         """The table's cell: the status and, briefly, what is off ("mismatch: Recall, survey 0")."""
@@ -62,6 +64,8 @@ class Verification:
 
         if self.status == MISMATCH and self.mismatch:
             return f"mismatch: {metric_label(self.mismatch['metric'])}, survey {self.mismatch['survey_id']}"
+        if self.not_rescored:
+            return "unverified: not re-scored"
         if self.status == UNVERIFIED:
             keys = [metric_label(k) for k in self.unverified]
             return f"unverified: {', '.join(keys[:3])}{' …' if len(keys) > 3 else ''}"
@@ -79,6 +83,8 @@ class Verification:
             more = f" (+{self.mismatches - 1} more)" if self.mismatches > 1 else ""
             return (f"mismatch: {m['metric']} of survey {m['survey_id']} is {_value(m['submitted'])} in the results, "
                     f"{_value(m['recomputed'])} re-computed{more}")
+        if self.not_rescored:
+            return f"unverified: {self.not_rescored}"
         parts = [self.status]
         if self.status == UNVERIFIED:
             by_reason: dict[str, list[str]] = {}
