@@ -412,7 +412,9 @@ def test_the_ranges_results_are_checked_against_are_the_cards():
             stated = re.search(r"Range \[([-\d.]+), ([-\d.]+)\]", text)
             if stated is None:
                 continue
-            low, high = value_range(key)
+            declared = value_range(key)
+            assert declared is not None, f"{metric.name}: its card states a range for {key}: declare it (value_range)"
+            low, high = declared
             if "not clipped" in text:
                 width = (high - low) / (1 + 2 * UNCLIPPED_SLACK)
                 low, high = low + UNCLIPPED_SLACK * width, high - UNCLIPPED_SLACK * width
