@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from .cli_options import data_option
+from .cli_options import data_option, model_copies_option
 from .console import console, out_console
 
 __all__ = ["leaderboard_app"]
@@ -38,23 +38,34 @@ def build(
     title: str = typer.Option("SurGE leaderboard", "--title", help="Title of the Space and its page."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and permutation draws (as `surge report`)."),
     resamples: int = typer.Option(10_000, "--resamples", help="Bootstrap resamples / permutations."),
+    verify: bool = typer.Option(
+        None, "--verify/--no-verify", help="Re-score the deterministic metrics of every input from its surveys and "
+        "--data (default: of the submission folders only); the table shows verified / mismatch / unverified."),
+    model: list[str] = model_copies_option(),
+    device: str = typer.Option(None, "--device", help="Where re-scoring runs its models (default: the best available)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a Space folder this command wrote before."),
 ) -> None:
     """Write a self-contained Gradio Space: Table 4 with CIs, per-survey scores, every citation's verdict, plots."""
+    from rich.markup import escape
+
     from .leaderboard import build_space
 
     summary = build_space(results, out, passages_root=passages_root, details=details or (), data=data, title=title,
-                          seed=seed, resamples=resamples, overwrite=overwrite,
-                          progress=lambda message: console.print(f"[dim]{message}[/]", highlight=False))
+                          seed=seed, resamples=resamples, overwrite=overwrite, verify=verify, models=model or (),
+                          device=device, progress=lambda message: console.print(f"[dim]{escape(message)}[/]",
+                                                                                highlight=False))
     for warning in summary.warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+    for name, verification in summary.verification.items():
+        colour = {"verified": "green", "mismatch": "red"}.get(verification.get("status", ""), "yellow")
+        console.print(f"[{colour}]{escape(name)}:[/] {escape(verification.get('summary', ''))}", highlight=False)
     size = sum(summary.files.values())
-    out_console.print(
+    out_console.print(  # markup=False: system names and paths are plain text
         f"{out}: {summary.systems} systems in {summary.groups} setting group(s), {summary.surveys} surveys, "
         f"{summary.citations:,} citation records; {len(summary.files)} files, {size / 2**20:.1f} MiB, "
-        f"built in {summary.seconds:.1f} s", highlight=False)
+        f"built in {summary.seconds:.1f} s", highlight=False, markup=False)
     out_console.print(f"run it: surge leaderboard serve {out}   (or: cd {out} && python app.py); "
-                      "publish it: push the folder to a Space repository", highlight=False)
+                      "publish it: push the folder to a Space repository", highlight=False, markup=False)
 
 
 @leaderboard_app.command("serve")
@@ -63,8 +74,9 @@ def serve(
     port: int = typer.Option(7860, "--port", help="Port to listen on."),
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (0.0.0.0: every interface)."),
 ) -> None:
-    """Run the Space locally (its own app.py, exactly what the Space runs); Ctrl-C stops it."""
+    """Run the Space locally (its own app.py, exactly what the Space runs, in place of this process); Ctrl-C stops it."""
     from .leaderboard import serve_space
 
-    out_console.print(f"serving {space} on http://{host}:{port}/ (Ctrl-C stops)", highlight=False)
+    out_console.print(f"serving {space} on http://{host}:{port}/ (Ctrl-C stops)", highlight=False, markup=False)
+    out_console.file.flush()
     raise typer.Exit(serve_space(space, port=port, host=host))

@@ -23,6 +23,14 @@ def data_option(what: str = "") -> Any:
     )
 
 
+def model_copies_option() -> Any:
+    """``--model NAME=PATH`` (repeatable): where the models a results file names are on this machine, for
+    re-scoring it (``surge submit``, ``surge leaderboard build``; :func:`surge_dataset.models.identity.locate_model`)."""
+    return typer.Option(
+        None, "--model", help="NAME=PATH: a local copy of a model the results name (by default looked for in the Hub "
+        "cache and among the bundled models), for re-scoring. Repeat for several.")
+
+
 def _cli_type(hint: Any) -> Any:
     """The type typer parses for a setting: ``X | None`` -> X, a ``Literal`` vocabulary -> str (checked by the
     config's ``__post_init__``, which names the closest word), a list -> its comma-list text."""

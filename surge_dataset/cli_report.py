@@ -38,6 +38,8 @@ def report(
     ci: bool = typer.Option(True, "--ci/--no-ci", help="Show 95% CIs in the tables."),
 ) -> None:
     """Tables (Markdown/LaTeX/HTML), 95% CIs, paired significance, figures and drill-down from results files."""
+    from rich.markup import escape
+
     from .report import _fmt as fmt
     from .report import build_report, classify_inputs, expand_folders, metric_label
 
@@ -51,9 +53,9 @@ def report(
         seed=seed, resamples=resamples, worst=worst, ci=ci,
     )
     for warning in report_data["warnings"]:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)  # names are text, not markup
     for note in report_data["notes"]:
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
+        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     chosen = report_data["settings"]["metrics"]
     if chosen:
         table = Table(title=f"{len(report_data['survey_ids'])} surveys; mean [95% CI]")
@@ -66,7 +68,7 @@ def report(
                 s = summary[metric]
                 cells.append("–" if s["mean"] is None else
                              f"{fmt(metric, s['mean'])}\n[dim][{fmt(metric, s['ci_low'])}, {fmt(metric, s['ci_high'])}][/]")
-            table.add_row(name, *cells)
+            table.add_row(escape(name), *cells)
         if with_paper:
             _add_published_rows(table, chosen)
         out_console.print(table)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from .cli_options import data_option
+from .cli_options import data_option, model_copies_option
 from .console import console, out_console
 
 __all__ = ["submit"]
@@ -33,24 +33,35 @@ def submit(
     data: str = data_option("the dataset the results were scored against"),
     repo: str = typer.Option(
         None, "--repo", help="Also open a pull request on this Hub dataset (ORG/NAME); the token is read from HF_TOKEN."),
+    verify: bool = typer.Option(
+        True, "--verify/--no-verify", help="Re-score the deterministic metrics from the surveys first and refuse a "
+        "score they do not give (the leaderboard re-scores anyway)."),
+    model: list[str] = model_copies_option(),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a submission folder written before."),
 ) -> None:
     """Pack results, surveys and config into a checked submission folder; with --repo, open a Hub pull request."""
+    from rich.markup import escape
+
     from .cli_data import _open_data
     from .leaderboard.submission import pack_submission
     from .leaderboard.submission_hub import hub_token, open_pull_request
+    from .models.identity import model_copies
 
     if repo:
         hub_token()  # no token: refused before anything is written
     submission = pack_submission(results, passages, out, data=_open_data(data), name=name, details=details,
-                                 overwrite=overwrite)
+                                 overwrite=overwrite, verify=verify, models=model_copies(model or ()))
     manifest = submission.manifest
+    if manifest.get("verification"):
+        console.print(f"verification: {escape(manifest['verification']['summary'])}", highlight=False)
     size = sum(entry["size"] for entry in manifest["files"])
     out_console.print(
         f"{out}: submission '{submission.name}': {len(submission.survey_ids)} surveys, {len(manifest['files']) + 1} "
-        f"files, {size:,} bytes ({manifest['protocol']} protocol, data {manifest['data_fingerprint']})", highlight=False)
+        f"files, {size:,} bytes ({manifest['protocol']} protocol, data {manifest['data_fingerprint']})", highlight=False,
+        markup=False)
     if manifest["relocated"]:
-        console.print(f"[yellow]note:[/] {len(manifest['relocated'])} location field(s) held a local path, kept as its "
-                      f"last part (e.g. {manifest['relocated'][0]}; all listed in submission.json)", highlight=False)
+        console.print(f"[yellow]note:[/] {len(manifest['relocated'])} field(s) held a local path, kept as its last part "
+                      f"or the model's name (e.g. {escape(manifest['relocated'][0])}; all listed in submission.json)",
+                      highlight=False)
     if repo:
         out_console.print(f"pull request: {open_pull_request(submission, repo)}", highlight=False)

@@ -102,17 +102,11 @@ def load_results(specs: Iterable[str | Path]) -> SystemScores:
 
 
 def _correlations(metric: Sequence[float], human_rank: Sequence[float]) -> tuple[float, float] | None:
-    from scipy.stats import kendalltau, spearmanr
+    """tau-b and rho of the metric's values and the human ranks (rank 1 = best: negated, so that higher is
+    better on both sides), :func:`surge_dataset.stats.rank_correlations`."""
+    from .stats import rank_correlations
 
-    a = np.asarray(metric, dtype=np.float64)
-    b = -np.asarray(human_rank, dtype=np.float64)  # rank 1 = best: negate so "higher is better" on both sides
-    if len(a) < 2 or np.all(a == a[0]) or np.all(b == b[0]):
-        return None
-    tau = kendalltau(a, b).statistic
-    rho = spearmanr(a, b).statistic
-    if not (np.isfinite(tau) and np.isfinite(rho)):
-        return None
-    return float(tau), float(rho)
+    return rank_correlations(metric, -np.asarray(human_rank, dtype=np.float64))
 
 
 def meta_evaluate(

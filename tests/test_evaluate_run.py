@@ -166,7 +166,16 @@ def test_cli_with_tiny_nli_and_details(sample_dataset, rendered, tiny_nli_path, 
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "r.json").read_text())
-    assert results["config"]["nli_model"] == str(tiny_nli_path)
+    # models by name and weights fingerprint, never by path (issue 33.1): the tiny NLI folder is unknown, so it is
+    # named by its folder; the bundled MiniLM is a copy of a Hub model, so it is named by its Hub id
+    config = results["config"]
+    assert config["nli_model"] == "tiny-nli" and config["embedding_model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert config["models"]["nli_model"]["fingerprint"].startswith("sha256:")
+    assert config["models"]["embedding_model"]["fingerprint"] == (
+        "sha256:53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db")
+    # no local path but the dataset's (re-scoring reads it; `surge submit` keeps its last part): passages relative
+    assert str(tmp_path.parent) not in json.dumps({k: v for k, v in config.items() if k != "data"})
+    assert (tmp_path / config["passages"]).resolve() == rendered.resolve()
     assert results["config"]["data_fingerprint"] and "torch" in results["config"]["versions"]
     for key in ("recall", "doc_acc", "sec_acc", "sent_acc", "shr", "rouge1", "rouge2", "rougeL", "bleu"):
         value = results["average"][key]

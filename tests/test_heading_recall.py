@@ -88,7 +88,7 @@ def test_cli_heading_metrics_on_gt_as_generated(sample_dataset, rendered, minilm
         "--ner-model", str(tiny_ner), "--device", "cpu"])
     assert done.exit_code == 0, done.output
     results = json.loads(out.read_text())
-    assert results["config"]["ner_model"] == str(tiny_ner)
+    assert results["config"]["ner_model"] == "tiny-ner"  # by name and fingerprint (config.models), never by path
     for record in results["surveys"].values():
         # the rendered survey has every GT heading (and a References heading, which the cut drops)
         assert record["heading_soft_recall"] == pytest.approx(1.0, abs=1e-6)

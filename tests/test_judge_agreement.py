@@ -123,16 +123,24 @@ def test_rescoring_with_another_judge_prints_the_cost_first(sample_dataset, tmp_
     assert rescored["config"]["judge"] == "openai:b" and rescored["average"]["sqs"] == 4.0
 
 
-def test_the_bootstrap_coefficients_are_scipys():
-    """The bootstrap computes tau-b and rho in numpy (a thousand times): they equal scipy's, ties included."""
+def test_judge_agreement_and_meta_eval_compute_their_coefficients_one_way():
+    """Both paths call surge_dataset.stats: on the same values they give scipy's tau-b and rho, ties included."""
     import numpy as np
     from scipy.stats import kendalltau, spearmanr
 
-    from surge_dataset.judging.agreement import _correlations
+    from surge_dataset.meta_eval import _correlations as meta_eval_correlations
+    from surge_dataset.stats import rank_correlations
 
     rng = np.random.default_rng(0)
     for _ in range(200):
         x, y = rng.integers(0, 4, 6).astype(float), rng.integers(0, 4, 6).astype(float)
-        found = _correlations(x, y)
+        found = rank_correlations(x, y)
         if found is not None:
             assert found == pytest.approx((kendalltau(x, y).statistic, spearmanr(x, y).statistic), abs=1e-12)
+        assert meta_eval_correlations(x, -y) == found  # meta-eval negates human ranks (1 = best)
+    # judge-agreement's system-level figures are the same function of the system means
+    a = {s: {str(i): float(v) for i, v in enumerate(rng.random(5))} for s in "PQRST"}
+    b = {s: {i: v + rng.normal(0, 0.2) for i, v in per.items()} for s, per in a.items()}
+    figures = compare(a, b, resamples=100)
+    means = [(np.mean(list(a[s].values())), np.mean(list(b[s].values()))) for s in sorted(a)]
+    assert (figures["kendall_tau"], figures["spearman_rho"]) == rank_correlations(*zip(*means, strict=True))

@@ -29,7 +29,8 @@ from surge_dataset.leaderboard.citations import marker_spans, verdict
 from surge_dataset.leaderboard.space import leaderboard_viewer as viewer
 
 RESAMPLES = 500  # the statistics are surge report's (tested there); enough to check they are carried over
-EVIL_NAME = 'evil <img src=x onerror="alert(\'name\')">'
+EVIL_NAME = 'evil <img src=x onerror="alert(\'name\')"> see http://2130706433/x'  # markup and an autolink
+FORGED_RECALL = 0.0123  # evil's survey 0, changed after scoring: re-scoring shows a mismatch
 PAYLOADS = """
 <script>window.__pwned = "script"; alert("script")</script>
 <img src="http://evil.example/img.png" onerror="window.__pwned='img'; alert('img')">
@@ -83,6 +84,7 @@ def leaderboard_inputs(sample_dataset, tmp_path_factory) -> dict[str, Path]:
     evaluate_run(data, passages / "gt", results / "paper.json", EvaluationConfig(metrics=["recall"], protocol="paper"))
     evil = json.loads((results / "evil.json").read_text(encoding="utf-8"))
     evil["config"]["system"] = EVIL_NAME
+    evil["surveys"]["0"]["recall"] = FORGED_RECALL
     (results / "evil.json").write_text(json.dumps(evil), encoding="utf-8")
     return {"root": root, "data": sample_dataset, "passages": passages,
             **{name: results / f"{name}.json" for name in ("gt", "degraded", "paper", "evil")}}
@@ -90,11 +92,13 @@ def leaderboard_inputs(sample_dataset, tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def space(leaderboard_inputs, tmp_path_factory) -> Path:
-    """The Space built from the four systems (the browser tests serve this folder)."""
+    """The Space built from the four systems, each re-scored (the browser tests serve this folder): ``paper``
+    (recall only) is verified, ``evil`` (a forged recall) a mismatch, ``gt`` and ``degraded`` unverified (their
+    NLI model was a scripted stand-in: no copy of the model their results name)."""
     out = tmp_path_factory.mktemp("space-parent") / "space"
     i = leaderboard_inputs
     build_space([i["gt"], i["degraded"], i["paper"], i["evil"]], out, passages_root=i["passages"], data=i["data"],
-                resamples=RESAMPLES)
+                resamples=RESAMPLES, verify=True)
     return out
 
 
@@ -150,7 +154,7 @@ def test_another_data_fingerprint_is_its_own_group_with_a_warning(leaderboard_in
     assert any(w.startswith("other-data: evaluated with data_fingerprint=0123456789abcdef") for w in summary.warnings)
     assert len(_read(tmp_path / "space", "significance")) == 0  # nothing is compared across groups
     card = (tmp_path / "space" / "README.md").read_text(encoding="utf-8")
-    assert "| other-data | other-data.json |" in card
+    assert "| other\\-data | other\\-data\\.json | unverified |" in card  # Markdown-escaped plain text
 
 
 def test_the_table_names_each_rows_dataset_and_window(leaderboard_inputs, tmp_path):
@@ -187,7 +191,8 @@ def test_the_table_names_each_rows_dataset_and_window(leaderboard_inputs, tmp_pa
     short = base["config"]["data_fingerprint"][:8]
     board = app.lbdata.Board(tmp_path / "space" / "data")
     frame, note = board.table({}, ci=False, published=True)
-    assert list(frame.columns[-3:]) == ["Group", "Data", "Surveys"]
+    # provenance first (issue 32.5): who, whether re-scored, which settings and data, then the scores
+    assert list(frame.columns[:5]) == ["System", "Verification", "Group", "Data", "Surveys"]
     shown = dict(zip(frame["System"], frame["Data"], strict=True))
     assert {k: v for k, v in shown.items() if not k.endswith("†")} == {
         "gt": short, "fresh": "fedcba98 (2025-06-01 to 2025-08-31)", "open": "fedcba98 (2025-06-01 to open)",
@@ -341,8 +346,9 @@ def test_cli_build_and_refusals(leaderboard_inputs, tmp_path):
     ('{"config": {}, "surveys": {"0": {"recall": 0.5', "not valid JSON"),
     ("[1, 2, 3]", "not a `surge evaluate` results file"),
     ('{"name": "something else"}', "not a `surge evaluate` results file"),
-    ('{"config": {}, "surveys": {"0": "oops"}}', "survey '0' is str"),
+    ('{"config": {}, "surveys": {"0": "oops"}}', "survey '0': an object is required, got 'oops'"),
     (b"\xff\xfe\x00garbage", "not UTF-8"),
+    ('{"config": {}, "surveys": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
 ])
 def test_truncated_or_foreign_json_is_refused_naming_the_file(tmp_path, content, message):
     bad = tmp_path / "bad-results.json"
@@ -415,7 +421,7 @@ def test_the_cli_and_the_build_never_import_gradio(leaderboard_inputs, tmp_path)
 def test_systems_asked_different_quiz_sets_are_never_ranked_together():
     """The quiz set's fingerprint is a group setting where the quiz metric is selected (a systems.parquet column,
     as the data fingerprint is), and not used otherwise."""
-    from surge_dataset.leaderboard.stats import NOT_USED, group_systems, settings
+    from surge_dataset.leaderboard.groups import NOT_USED, group_systems, settings
     from surge_dataset.report.results import SystemResults
 
     def system(name: str, metrics: list[str], fingerprint: str | None) -> SystemResults:

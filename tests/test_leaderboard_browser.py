@@ -91,9 +91,12 @@ def _by():
 
 
 def _wait(driver, condition, timeout: float = WAIT):
+    """Until ``condition`` holds; an element the app re-rendered meanwhile (stale) is asked for again."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(condition)
+    return WebDriverWait(driver, timeout, poll_frequency=0.2,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(condition)
 
 
 def _open(driver, url: str) -> None:
@@ -247,4 +250,52 @@ def test_a_survey_with_script_payloads_executes_nothing(server, browser, tmp_pat
     # the payload system's name is shown as text on every page, never as markup
     _tab(browser, "Table")
     assert EVIL_NAME in _column(browser, "leaderboard-table")
+    assert _dialog(browser) is None and browser.execute_script("return window.__pwned === undefined")
+
+
+def test_provenance_comes_first_every_score_has_its_decimals_and_verification_filters(server, browser, space,  # noqa: F811
+                                                                                        tmp_path):
+    """System, Verification, Group, Data and Surveys are the first columns, on screen at 1500 px; every score of a
+    column is shown with the same decimals (1.0 as 1.0000); the Verification filter keeps the rows it names."""
+    from surge_dataset.leaderboard.space import app
+
+    board = app.lbdata.Board(space / "data")
+    frame, _ = board.table({})
+    By = _by()
+    _open(browser, server)
+    headers = browser.find_elements(By.CSS_SELECTOR, "#leaderboard-table th[data-heading]")
+    shown = [h.text.strip().splitlines()[0] for h in sorted(headers, key=lambda h: int(h.get_attribute("data-heading")))]
+    assert shown[:5] == ["System", "Verification", "Group", "Data", "Surveys"]
+    width = browser.execute_script("return window.innerWidth")
+    for header in sorted(headers, key=lambda h: int(h.get_attribute("data-heading")))[:5]:
+        assert header.rect["x"] + header.rect["width"] <= width, header.text  # provenance on screen
+    verification = dict(zip(_column(browser, "leaderboard-table"), _column(browser, "leaderboard-table", 1),
+                            strict=True))
+    assert verification["paper"] == "verified" and verification[EVIL_NAME] == "mismatch: Recall, survey 0"
+    assert verification["gt"] == "unverified: Doc-Acc, Sec-Acc, Sent-Acc"
+    for index, column in enumerate(frame.columns):
+        if column in ("Recall", "Doc-Acc", "Sec-Acc", "Sent-Acc"):
+            cells = _column(browser, "leaderboard-table", index)
+            assert all(re.fullmatch(r"\d+\.\d{4}|–", c) for c in cells), (column, cells)
+    _choose(browser, "filter-verification", "verified")
+    _wait(browser, lambda d: _column(d, "leaderboard-table") == ["paper"])
+    _choose(browser, "filter-verification", "mismatch")
+    _wait(browser, lambda d: _column(d, "leaderboard-table") == [EVIL_NAME])
+    browser.save_screenshot(str(tmp_path / "table-verification.png"))
+    assert _dialog(browser) is None
+
+
+def test_a_name_holding_a_url_is_never_a_link(server, browser):
+    """GFM autolinks: the payload system's name holds http://2130706433/x; wherever a page writes the name in
+    Markdown (the significance note, the survey viewer's header) it stays text."""
+    By = _by()
+    _open(browser, server)
+    _choose(browser, "compare-system", EVIL_NAME)
+    _wait(browser, lambda d: "2130706433" in d.find_element(By.ID, "significance-note").text)
+    _tab(browser, "Survey viewer")
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#viewer-survey-body .sg-cite"))
+    _choose(browser, "viewer-system", EVIL_NAME)
+    _wait(browser, lambda d: "2130706433" in d.find_element(By.ID, "viewer-header").text)
+    links = browser.find_elements(By.CSS_SELECTOR, "#significance-note a, #viewer-header a, #table-note a")
+    assert [a.get_attribute("href") for a in links] == []
     assert _dialog(browser) is None and browser.execute_script("return window.__pwned === undefined")

@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ..defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
 from ..errors import SettingError
@@ -68,6 +69,7 @@ __all__ = [
     "parse_metrics",
     "recorded_settings",
     "pin_settings",
+    "record_models",
     "result_keys",
     "selected_metrics",
     "skipped_without_judge",
@@ -352,3 +354,39 @@ def judge_settings(config: EvaluationConfig, judge: object = None) -> dict[str, 
         "weighted": config.judge_weighted,
         "decoding": decoding,
     }
+
+
+#: The settings that name a model (the judge is a spec: ``hf:<folder>``, ``gguf:<file>``, ``openai:<model>``).
+MODEL_NAME_SETTINGS = ("nli_model", "embedding_model", "ner_model", "judge")
+
+
+def record_models(results: dict[str, Any], *, local_only: bool = False) -> list[str]:
+    """Name every model of a results dict by :func:`~surge_dataset.models.identity.model_identity` (in place):
+    ``config.<setting>`` becomes the model's name (a Hub id, or a local copy's folder name, never its path),
+    ``config.models`` records each one's name and weights fingerprint, and the judge's spec in
+    ``config.judge_settings`` and ``judge`` follows. ``local_only``: only settings that name a local path that
+    exists here (results written before models were recorded by name; ``surge submit``). Returns the settings
+    renamed."""
+    from ..models.identity import judge_identity, local_path, model_identity
+
+    config = results["config"]
+    models = dict(config.get("models") or {}) if local_only else {}
+    renamed = []
+    for key in MODEL_NAME_SETTINGS:
+        value = config.get(key)
+        if not isinstance(value, str) or not value:
+            continue
+        if local_only and local_path(value, judge=key == JUDGE) is None:
+            continue
+        identity = judge_identity(value) if key == JUDGE else model_identity(value)
+        if identity is not None:
+            renamed += [key] if identity.name != value else []
+            config[key] = identity.name
+            models[key] = identity.record()
+    config["models"] = models
+    if JUDGE in models:
+        for holder in (config.get("judge_settings"), results.get("judge")):
+            for field_name in ("model", "spec"):
+                if isinstance(holder, dict) and isinstance(holder.get(field_name), str):
+                    holder[field_name] = models[JUDGE]["name"]
+    return renamed

@@ -33,6 +33,7 @@ __all__ = [
     "needed_models",
     "register",
     "registry",
+    "value_range",
 ]
 
 ENTRY_POINT_GROUP = "surge.metrics"
@@ -105,7 +106,10 @@ class Metric:
     ``weighted_key``   the probability-weighted key a judged metric adds with ``--judge-weighted``;
     ``description``    one line for listings and the ``evaluate`` card;
     ``order``     position among the metrics;
-    ``version``   the scoring code's version: raised when a fix changes the metric's numbers.
+    ``version``   the scoring code's version: raised when a fix changes the metric's numbers;
+    ``value_range``  (low, high) of every key's value (its card's "Range"), ``key_ranges`` the keys with
+                  another one, ``clipped`` False when values may stray slightly outside (raw cosines): what a
+                  results file from someone else may hold (:func:`value_range`).
     """
 
     name: ClassVar[str]
@@ -121,6 +125,9 @@ class Metric:
     #: Raised with each fix that changes this metric's numbers. Above 1 it enters the journal key of runs
     #: that select the metric, so a resumed run never mixes surveys scored before and after the fix.
     version: ClassVar[int] = 1
+    value_range: ClassVar[tuple[float, float] | None] = None
+    key_ranges: ClassVar[dict[str, tuple[float, float]]] = {}
+    clipped: ClassVar[bool] = True
 
     def active_needs(self, config: EvaluationConfig) -> frozenset[str]:
         """The model kinds this metric needs under ``config`` (ALCE: the NLI model or the judge)."""
@@ -168,6 +175,41 @@ class Metric:
 
     def __repr__(self) -> str:
         return f"<metric {self.name}: {', '.join(self.keys)}>"
+
+
+#: How far outside its range an unclipped value may stray (a share of the range's width).
+UNCLIPPED_SLACK = 0.25
+
+
+def value_range(key: str) -> tuple[float, float] | None:
+    """The values a result key may take, as its card gives them: ``<key>_std`` (judge repeats, ddof=1) at most
+    half the range's width times sqrt(2); an unclipped metric's range widened by :data:`UNCLIPPED_SLACK`.
+    None for a key no registered metric declares a range for."""
+    metrics = tuple(registry().values())
+    if _RANGES.get("registry") != metrics:  # read once per registry state: a results file asks per survey and key
+        _RANGES.clear()
+        _RANGES["registry"] = metrics
+    if key not in _RANGES:
+        _RANGES[key] = _declared_range(key, metrics)
+    return _RANGES[key]
+
+
+_RANGES: dict[str, Any] = {}
+
+
+def _declared_range(key: str, metrics: Sequence[Metric]) -> tuple[float, float] | None:
+    for metric in metrics:
+        for base in (key, key.removesuffix("_std")):
+            if base in metric.keys or base == metric.weighted_key:
+                declared = metric.key_ranges.get(base, metric.value_range)
+                if declared is None:
+                    return None
+                low, high = declared
+                if base != key:
+                    return (0.0, (high - low) / 2**0.5) if metric.judged else None
+                slack = 0.0 if metric.clipped else UNCLIPPED_SLACK * (high - low)
+                return low - slack, high + slack
+    return None
 
 
 def needed_models(metrics: Sequence[Metric], config: EvaluationConfig) -> set[str]:

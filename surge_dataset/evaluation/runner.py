@@ -22,6 +22,7 @@ from .config import (
     RunOptions,
     judge_settings,
     pin_settings,
+    record_models,
     recorded_settings,
     result_keys,
     selected_metrics,
@@ -29,6 +30,7 @@ from .config import (
 from .metric import Metric, ModelSet, Requests, diagnostic, needed_models
 from .models import build_models, is_built, judge_report, unwrap
 from .parallel import ProcessGroup, shared_model_pass
+from .passages import recorded_passages
 from .prepare import PreparedSurvey, discover_passages, package_versions, prepare_survey, survey_counts
 from .summary import _average, averaging_notes, expected_topics, released_zero_keys
 
@@ -249,7 +251,7 @@ def evaluate_run(
             "data_fingerprint": data.fingerprint,
             "data_window": data.window,  # a fresh split's window, None otherwise; the fingerprint is in the key
             "data_survey_dates": list(data.survey_dates or []) or None,  # the surveys' own dates, not a window
-            "passages": str(passage_dir),
+            "passages": recorded_passages(passage_dir, out),  # relative to the results file
             "versions": package_versions(),
             "num_processes": processes.num_processes if processes is not None else 1,  # not in the resume key
             **({"model_work": model_work} if model_work is not None else {}),
@@ -272,6 +274,7 @@ def evaluate_run(
         results["judge"] = judge_report(models.judge)
     elif judge is not None:
         results["judge"] = judge_report(judge)
+    record_models(results)  # every model by name and weights fingerprint, never a local path
     if details_path is not None:
         lines = [json.dumps(d, ensure_ascii=False) for i in sorted(finished) if i not in left_out for d in finished[i].get("details", [])]
         atomic_write_text(details_path, "\n".join(lines) + ("\n" if lines else ""))

@@ -5,8 +5,9 @@ folder of them, a comma list, or a single file), optionally named ``NAME=``. For
 hold, on the (system, survey) units both scored:
 
 ``kendall_tau``, ``spearman_rho``  between the two system rankings (systems ordered by their mean over the
-                 paired surveys; tau-b and rho from ``scipy.stats``), each with a 95 % percentile bootstrap
-                 interval over surveys (surveys drawn again with replacement, the system means recomputed);
+                 paired surveys; tau-b and rho, :func:`surge_dataset.stats.rank_correlations`), each with a 95 %
+                 percentile bootstrap interval over surveys (surveys drawn again with replacement, the system
+                 means recomputed: :func:`surge_dataset.stats.bootstrap_interval`);
 ``krippendorff_alpha``  per-survey agreement of the values, interval scale (``krippendorff``);
 ``mean_abs_diff``  mean absolute difference of the per-survey values;
 ``rank_changes``  the systems whose rank (1 = best, ties share the better rank) differs between the runs.
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..stats import bootstrap_interval, rank_correlations
 from . import JudgingError, need
 
 __all__ = ["JudgeRun", "compare", "human_agreement", "judge_agreement", "load_run", "shared_metrics"]
@@ -103,25 +105,6 @@ def _means(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return np.where(count > 0, total / count, np.nan)
 
 
-def _average_ranks(x: np.ndarray) -> np.ndarray:
-    """1-based ranks, ties sharing their average rank (``scipy.stats.rankdata``'s default), for small ``x``."""
-    return (x[:, None] > x[None, :]).sum(axis=1) + ((x[:, None] == x[None, :]).sum(axis=1) + 1) / 2
-
-
-def _correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
-    """Kendall's tau-b and Spearman's rho (the values ``scipy.stats.kendalltau`` / ``spearmanr`` give), in numpy
-    for a handful of systems: the bootstrap computes them a thousand times."""
-    ok = ~(np.isnan(x) | np.isnan(y))
-    x, y = x[ok], y[ok]
-    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
-        return None
-    upper = np.triu_indices(len(x), 1)
-    sx, sy = np.sign(x[:, None] - x[None, :])[upper], np.sign(y[:, None] - y[None, :])[upper]
-    tau = float((sx * sy).sum() / np.sqrt(np.count_nonzero(sx) * np.count_nonzero(sy)))
-    rho = float(np.corrcoef(_average_ranks(x), _average_ranks(y))[0, 1])
-    return (tau, rho) if np.isfinite(tau) and np.isfinite(rho) else None
-
-
 def _ranks(means: np.ndarray) -> list[int]:
     from scipy.stats import rankdata
 
@@ -152,19 +135,15 @@ def compare(a: Values, b: Values, *, seed: int = 0, resamples: int = 1000, level
         return out
     ones = np.ones(len(surveys))
     ma, mb = _means(va, ones), _means(vb, ones)
-    full = _correlations(ma, mb)
+    full = rank_correlations(ma, mb)
     if full is not None:
         out["kendall_tau"], out["spearman_rho"] = full
-        rng, draws = np.random.default_rng(seed), []
-        for _ in range(resamples):
-            weights = np.bincount(rng.integers(0, len(surveys), len(surveys)), minlength=len(surveys))
-            draws.append(_correlations(_means(va, weights), _means(vb, weights)) or (np.nan, np.nan))
-        tail = (1 - level) / 2 * 100
-        for key, column in (("tau_ci", 0), ("rho_ci", 1)):
-            values = np.array([d[column] for d in draws], dtype=np.float64)
-            values = values[~np.isnan(values)]
-            if len(values):
-                out[key] = [float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))]
+
+        def resampled(weights: np.ndarray) -> tuple[float, float]:  # the system means of the drawn surveys
+            return rank_correlations(_means(va, weights), _means(vb, weights)) or (np.nan, np.nan)
+
+        intervals = bootstrap_interval(resampled, len(surveys), resamples=resamples, seed=seed, level=level)
+        out["tau_ci"], out["rho_ci"] = (list(interval) for interval in intervals)
     out["krippendorff_alpha"] = _alpha(va, vb)
     out["mean_abs_diff"] = float(np.nanmean(np.abs(va - vb)))
     rank_a, rank_b = _ranks(ma), _ranks(mb)

@@ -1,7 +1,8 @@
 """``surge arena``: systems judged against each other, pair by pair, and ranked with Bradley-Terry.
 
 Inputs are ``surge evaluate`` results files, one per system: they name the system (``config.system`` or the
-file stem), its passage folder (``config.passages``, or ``--passages-root``/<system>) and the surveys it was
+file stem), its passage folder (``--passages-root``/<system>, or ``config.passages`` relative to the results file:
+:mod:`surge_dataset.evaluation.passages`) and the surveys it was
 evaluated on. A *pair* is one topic (survey id) and two systems that both have a survey for it; ``--pairs N``
 of all such pairs are drawn with ``numpy.random.default_rng(seed)`` (every pair when N is at least their
 number), so a run is fixed by its seed. Each pair is judged in both orders with the ``pairwise`` template
@@ -59,17 +60,17 @@ def is_arena_output(data: Any) -> bool:
     return isinstance(data, dict) and data.get("kind") == ARENA_KIND
 
 
-def _passages(name: str, config: dict[str, Any], root: Path | None) -> Path:
-    recorded = Path(config["passages"]) if config.get("passages") else None
-    candidates = [root / name] if root is not None else []
-    if recorded is not None:
-        candidates.append(root / recorded if root is not None and not recorded.is_absolute() else recorded)
-    for folder in candidates:
-        if folder.is_dir():
-            return folder
-    tried = ", ".join(map(str, candidates)) or "nothing (the results file records no passages)"
-    raise JudgingError(f"system {name!r}: no passage folder found (tried {tried}); pass --passages-root DIR "
-                       f"holding DIR/{name}/<survey_id>/<file>")
+def _passages(name: str, results: Path, config: dict[str, Any], root: Path | None) -> Path:
+    """The system's passage folder by the one rule (:func:`~surge_dataset.evaluation.passages.find_passages`): the
+    recorded folder is followed from the results file's folder, so an arena runs from anywhere."""
+    from ..evaluation.passages import find_passages
+
+    folder, _ = find_passages(name, results, config, root=root, confine=False)
+    if folder is None:
+        recorded = f"records {config['passages']!r}" if config.get("passages") else "records no passages folder"
+        raise JudgingError(f"system {name!r}: no passage folder found (its results file {results.name} {recorded}); "
+                           f"pass --passages-root DIR holding DIR/{name}/<survey_id>/<file>")
+    return folder
 
 
 def load_systems(results: Sequence[str | Path], passages_root: str | Path | None = None) -> list[ArenaSystem]:
@@ -83,7 +84,7 @@ def load_systems(results: Sequence[str | Path], passages_root: str | Path | None
     systems = []
     for loaded in load_results(results):
         protocol = loaded.config.get("protocol") or "official"
-        found, _ = discover_passages(_passages(loaded.name, loaded.config, root), protocol)
+        found, _ = discover_passages(_passages(loaded.name, loaded.path, loaded.config, root), protocol)
         scored = set(loaded.surveys)
         systems.append(ArenaSystem(loaded.name, {i: p for i, p in found if str(i) in scored}, protocol))
     return systems

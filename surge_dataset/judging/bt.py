@@ -1,4 +1,5 @@
-"""Bradley-Terry ratings from pairwise outcomes, with percentile bootstrap intervals over surveys.
+"""Bradley-Terry ratings from pairwise outcomes, with percentile bootstrap intervals over surveys
+(:mod:`surge_dataset.stats`).
 
 P(i beats j) = 1 / (1 + exp(theta_j - theta_i)). The strengths ``theta`` are the maximum-likelihood estimate
 (``choix.ilsr_pairwise_dense``: iterative Luce spectral ranking on the matrix of win counts), centred to mean 0
@@ -17,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..stats import bootstrap_interval
 from . import need
 
 __all__ = ["BT_PRIOR", "ELO_BASE", "bootstrap_ratings", "elo", "fit_bradley_terry"]
@@ -57,20 +59,14 @@ def bootstrap_ratings(
     n_items: int, by_survey: Mapping[int, Sequence[Outcome]], *, seed: int, resamples: int, prior: float = BT_PRIOR,
     level: float = 0.95,
 ) -> list[tuple[float | None, float | None]]:
-    """Percentile interval of each item's rating when the surveys (topics) are drawn again with replacement."""
+    """Percentile interval of each item's rating when the surveys (topics) are drawn again with replacement
+    (:func:`surge_dataset.stats.bootstrap_interval`: a resample where an item takes no part leaves it out)."""
     surveys = sorted(by_survey)
     if not surveys or resamples < 1:
         return [(None, None)] * n_items
-    rng = np.random.default_rng(seed)
-    draws = np.full((resamples, n_items), np.nan)
-    for b in range(resamples):
-        chosen = rng.choice(len(surveys), len(surveys), replace=True)
-        fitted = fit_bradley_terry(n_items, [o for k in chosen for o in by_survey[surveys[k]]], prior=prior)
-        draws[b] = [np.nan if v is None else v for v in fitted]
-    tail = (1 - level) / 2 * 100
-    out: list[tuple[float | None, float | None]] = []
-    for i in range(n_items):
-        column = draws[:, i][~np.isnan(draws[:, i])]
-        out.append((float(np.percentile(column, tail)), float(np.percentile(column, 100 - tail))) if len(column)
-                   else (None, None))
-    return out
+
+    def ratings(counts: np.ndarray) -> list[float | None]:
+        return fit_bradley_terry(n_items, [o for k, times in enumerate(counts) for _ in range(times)
+                                           for o in by_survey[surveys[k]]], prior=prior)
+
+    return bootstrap_interval(ratings, len(surveys), resamples=resamples, seed=seed, level=level)

@@ -35,6 +35,7 @@ class Rescoring:
 def rescore_configs(run: JudgeRun, judge: str, metrics: Sequence[str] | None = None) -> list[Rescoring]:
     """The configuration of each system of ``run`` with ``judge`` in place of its judge (judged metrics only)."""
     from ..evaluation import EvaluationConfig, get_metric
+    from ..evaluation.passages import find_passages
     from ..settings import declared
 
     plans = []
@@ -48,7 +49,11 @@ def rescore_configs(run: JudgeRun, judge: str, metrics: Sequence[str] | None = N
         settings = {f.name: recorded[f.name] for f in declared(EvaluationConfig) if f.name in recorded}
         settings.update(metrics=names, judge=judge, prompts_version=None, judge_weighted=False)
         config = EvaluationConfig.from_options(**settings, resolve_device=False)
-        plans.append(Rescoring(system, str(recorded["data"]), Path(recorded["passages"]), config))
+        passages, _ = find_passages(system, run.paths[system], recorded, confine=False)
+        if passages is None:
+            raise JudgingError(f"{run.paths[system]}: its recorded passage folder {recorded['passages']!r} is not there "
+                               "(relative to the results file, or to the folder the run started in)")
+        plans.append(Rescoring(system, str(recorded["data"]), passages, config))
     return plans
 
 

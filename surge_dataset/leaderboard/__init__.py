@@ -13,11 +13,16 @@ needs the package (the parser, the corpus, the statistics) happens here, at buil
 
 One module per job:
 
+* :mod:`.schema`    -- what results files, ``--details`` records and manifests may hold (pydantic), checked first;
 * :mod:`.inputs`    -- results files and submission folders, checked, with their surveys and details;
+* :mod:`.verify`    -- a system's deterministic metrics re-computed from its surveys: verified / mismatch /
+  unverified;
 * :mod:`.citations` -- ``--details`` records -> one row per citation/reference with its verdict, its
   evidence and where its ``[n]`` stands in the survey's text;
-* :mod:`.stats`     -- setting groups (never ranked together), CIs and paired tests within a group;
-* :mod:`.build`     -- ``build_space``: all of it into one folder; ``serve_space`` runs it.
+* :mod:`.groups`    -- setting groups (never ranked together), paired tests within a group
+  (:mod:`surge_dataset.stats`, as ``surge report``);
+* :mod:`.build`     -- ``build_space``: all of it into one folder; ``serve_space`` runs it;
+* :mod:`.submission`, :mod:`.submission_rules`, :mod:`.submission_hub` -- ``surge submit``.
 """
 
 from __future__ import annotations

@@ -5,9 +5,10 @@ Layout of the folder (what ``surge leaderboard build`` writes, every file replac
     README.md            the Space card: YAML header (sdk: gradio, app_file: app.py) and the inputs' hashes
     app.py, leaderboard_data.py, leaderboard_viewer.py      the app (copied from surge_dataset/leaderboard/space)
     requirements.txt     gradio, pandas, pyarrow, nh3, markdown-it-py: never surge-bench
-    data/leaderboard.json   metrics, groups, warnings, the paper's published rows, versions, seeds
-    data/systems.parquet    one row per system: its group and settings (data fingerprint too), its data's date window,
-                            survey counts, input hash
+    data/leaderboard.json   metrics, groups, warnings, the paper's published rows, versions, seeds, and per system
+                            (``inputs``) what re-scoring found: ``verification`` (:mod:`.verify`)
+    data/systems.parquet    one row per system: its verification, group and settings (data fingerprint too), its
+                            data's date window, survey counts, input hash
     data/means.parquet      system x metric: mean, 95 % CI, n
     data/significance.parquet   metric x pair within a group: delta, p-value, CI of delta, n
     data/scores.parquet     system x survey: every metric, the counts, the diagnostics
@@ -17,21 +18,22 @@ Layout of the folder (what ``surge leaderboard build`` writes, every file replac
     data/outlines.parquet   the GT outline (from --data) and each generated outline, heading by heading
     data/retrieval.parquet  Recall@k of retrieval-eval inputs and the paper's Table 3
 
-No absolute path of the build machine goes into the folder (file names only).
+No absolute path of the build machine goes into the folder: file names only, models by name (:mod:`surge_dataset.
+models.identity`), and every free text (warnings, failures, diagnostics) with local paths cut to their last part.
 """
 
 from __future__ import annotations
 
-import html
 import importlib.util
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,7 @@ from typing import Any
 from ..data.fresh_manifest import window_text
 from ..errors import InputFileError, SurgeError
 from ..metadata import installed_versions
+from ..models.identity import model_copies
 from ..output_folder import folder_kind, replacing_output_folder
 from ..report.constants import (
     CI_LEVEL,
@@ -50,11 +53,13 @@ from ..report.constants import (
     metric_label,
 )
 from ..report.results import available_metrics, comparability_warnings
-from ..report.stats import summarise
+from ..stats import summarise
 from ..vocabulary import OFFICIAL
 from .citations import COLUMNS, VERDICTS, citation_rows, read_details, reference_titles
+from .groups import FILTERS, group_systems, pairwise
 from .inputs import Entry, read_inputs
-from .stats import FILTERS, group_systems, pairwise, survey_set_warnings
+from .space.leaderboard_data import _md as markdown_text
+from .submission_rules import strip_local_paths
 
 SPACE_KIND = "leaderboard-space"
 SPACE_FILES = ("app.py", "leaderboard_data.py", "leaderboard_viewer.py")
@@ -78,6 +83,7 @@ class BuildSummary:
     seconds: float
     warnings: list[str] = field(default_factory=list)
     files: dict[str, int] = field(default_factory=dict)  # file -> bytes
+    verification: dict[str, dict[str, Any]] = field(default_factory=dict)  # system -> its verification record
 
 
 def _schema(**columns: str) -> Any:
@@ -112,6 +118,7 @@ def _texts(entry: Entry, warnings: list[str]) -> dict[str, tuple[str, str]]:
     from ..evaluation.prepare import discover_passages
     from ..survey import read_survey_file
 
+    warnings += entry.notes
     if entry.passages is None:
         warnings.append(f"{entry.system.name}: no generated surveys found (give --passages-root DIR holding "
                         f"DIR/{entry.system.name}/): the viewer shows its scores only")
@@ -146,7 +153,7 @@ def _open_dataset(data: str | Path | None, warnings: list[str]) -> Any:
     text = str(data)
     hub_id = text.count("/") == 1 and not text.startswith((".", "/", "~"))  # the rule of SurgeData.open
     if data is None or (not Path(data).exists() and not hub_id):
-        where = "given" if data is None else f"at {data}"
+        where = "given" if data is None else f"at {Path(str(data)).name}"
         warnings.append(f"no dataset {where}: GT outlines and the cited papers' abstracts are left out (pass --data)")
         return None
     from ..data.dataset import SurgeData
@@ -160,7 +167,7 @@ def _scores_row(name: str, survey_id: str, record: dict[str, Any], metrics: Sequ
     counts = record.get("counts") or {}
     diagnostics = record.get("diagnostics") or []
     row = {"system": name, "survey_id": survey_id,
-           "diagnostics": json.dumps(diagnostics, ensure_ascii=False)[:20_000],
+           "diagnostics": strip_local_paths(json.dumps(diagnostics, ensure_ascii=False)[:20_000]),
            "diagnostic_codes": ", ".join(sorted({str(d.get("code")) for d in diagnostics if isinstance(d, dict)}))}
     row.update({m: float(record[m]) if _is_number(record.get(m)) else None for m in metrics})
     counts = {"not_in_corpus": counts.get("hallucinated"), **counts}  # results written before the rename
@@ -184,60 +191,92 @@ def data_window_text(config: dict[str, Any]) -> str:
 
 def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any], warnings: list[str], *,
           title: str, seed: int, resamples: int) -> dict[str, Any]:
+    from ..evaluation.metric import registry
     from ..retrieval.evaluation import TABLE3
+    from .verify import _metric_of
 
+    known = registry()
     return {
         "title": title,
-        "metrics": [{"key": m, "label": metric_label(m), "decimals": DECIMALS.get(m, DEFAULT_DECIMALS)} for m in metrics],
-        "groups": [{"label": g.label, "settings": g.settings, "systems": g.systems} for g in groups],
+        "metrics": [{"key": m, "label": metric_label(m), "decimals": DECIMALS.get(m, DEFAULT_DECIMALS),
+                     "judged": bool(getattr(_metric_of(m, known), "judged", False))} for m in metrics],
+        "groups": [{"label": g.label, "settings": g.settings, "systems": g.systems, "surveys": len(g.surveys)}
+                   for g in groups],
         "filters": FILTERS,
-        "warnings": warnings,
+        "warnings": [strip_local_paths(w) for w in warnings],
         "verdicts": list(VERDICTS),
         "published": {"mark": PUBLISHED_MARK, "source": PAPER_SOURCE, "rows": PAPER_TABLE4, "table3": TABLE3},
         "statistics": {"seed": seed, "resamples": resamples, "ci_level": CI_LEVEL},
         "inputs": [{"system": e.system.name, "file": e.system.path.name, "sha256": e.system.sha256,
                     "submission": e.submission is not None, "details": e.details is not None,
-                    "failures": [{"survey_id": f.get("survey_id"), "error": str(f.get("error"))[:500]}
+                    "verification": e.verification,
+                    "failures": [{"survey_id": f.get("survey_id"), "error": strip_local_paths(str(f.get("error")))[:500]}
                                  for f in e.system.failures]} for e in entries],
         "versions": installed_versions(("surge-bench", "pyarrow", "numpy", "scipy")),
     }
 
 
 def _card(meta: dict[str, Any], gradio_version: str) -> str:
-    def cell(text: str) -> str:  # system names come from submissions: no markup in the card
-        return html.escape(text).replace("|", "\\|").replace("`", "'")
+    def cell(text: str) -> str:  # names come from submissions: plain text, the app's own Markdown escaping
+        return markdown_text(text)
 
-    rows = "\n".join(f"| {cell(i['system'])} | {cell(i['file'])} | `{i['sha256'][:16]}` |" for i in meta["inputs"])
+    rows = "\n".join(f"| {cell(i['system'])} | {cell(i['file'])} | {cell((i['verification'] or {}).get('status', '—'))} "
+                     f"| `{i['sha256'][:16]}` |" for i in meta["inputs"])
     header = {"title": meta["title"][:60], "emoji": "📚", "colorFrom": "indigo", "colorTo": "blue", "sdk": "gradio",
               "sdk_version": gradio_version, "app_file": "app.py", "pinned": False, "license": "mit",
               "short_description": "SurGE: scientific survey generation leaderboard"}
     yaml = "\n".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in header.items())
-    return (f"---\n{yaml}\n---\n\n# {meta['title']}\n\nThe SurGE benchmark's leaderboard, written by `surge "
-            f"leaderboard build` (surge-bench {meta['versions'].get('surge-bench')}). Pages: the Table 4 layout "
+    return (f"---\n{yaml}\n---\n\n# {markdown_text(meta['title'])}\n\nThe SurGE benchmark's leaderboard, written by "
+            f"`surge leaderboard build` (surge-bench {meta['versions'].get('surge-bench')}). Pages: the Table 4 layout "
             "with 95% CIs and paired significance; per-system survey scores; every generated survey with its "
-            "citations coloured by verdict; plots.\n\nRun it locally: `pip install -r requirements.txt && python "
-            "app.py`.\n\n| System | Results file | sha256 |\n| --- | --- | --- |\n" + rows + "\n")
+            "citations coloured by verdict; plots. Verification: each submission's deterministic metrics are "
+            "re-computed from its surveys when the Space is built; judged metrics are self-reported.\n\n"
+            "Run it locally: `pip install -r requirements.txt && python app.py`.\n\n| System | Results file | "
+            "Verification | sha256 |\n| --- | --- | --- | --- |\n" + rows + "\n")
+
+
+def _verify(entries: Sequence[Entry], dataset: Any, verify: bool | None, models: Mapping[str, str],
+            device: str | None, say: Callable[[str], None]) -> None:
+    """Each entry's ``verification`` record: re-scored (:mod:`.verify`), or why not."""
+    from .verify import UNVERIFIED, Verification, verify_results
+
+    for entry in entries:
+        if verify is False or (verify is None and entry.submission is None):
+            why = "not re-scored (--no-verify)" if verify is False else \
+                "a plain results file, not re-scored (pass --verify to re-score it)"
+            entry.verification = Verification(UNVERIFIED, not_rescored=why).record()
+            continue
+        say(f"re-scoring {entry.system.name} (verification)")
+        entry.verification = verify_results(entry.results, entry.passages, dataset, models=models, device=device).record()
 
 
 def build_space(
     inputs: Sequence[str | Path], out: str | Path, *, passages_root: str | Path | None = None,
     details: Iterable[str] = (), data: str | Path | None = None, title: str = "SurGE leaderboard", seed: int = 0,
     resamples: int = 10_000, overwrite: bool = False, progress: Callable[[str], None] | None = None,
+    verify: bool | None = None, models: Iterable[str] | Mapping[str, str] = (), device: str | None = None,
 ) -> BuildSummary:
-    """Write the Space folder ``out``; inputs are checked first (:class:`SurgeError` naming a bad file)."""
+    """Write the Space folder ``out``; inputs are checked first (:class:`SurgeError` naming a bad file).
+
+    ``verify``: re-score every input (True), none (False), or the submission folders only (None, the default);
+    ``models``: ``NAME=PATH`` local copies of the models the inputs name (found in the Hub cache otherwise).
+    """
     started = time.perf_counter()
     if resamples < 100 or seed < 0:
         raise InputFileError(f"--resamples must be at least 100 and --seed >= 0 (got {resamples}, {seed})")
+    copies = model_copies(models)
     entries, runs = read_inputs(inputs, passages_root=passages_root, details=details)
     systems = [e.system for e in entries]
     metrics = available_metrics(systems)
     groups, warnings = group_systems(systems)
-    warnings += survey_set_warnings(systems, groups) + [w for w in comparability_warnings(systems) if "failed" in w]
+    warnings += [w for w in comparability_warnings(systems) if "failed" in w]
     dataset = _open_dataset(data, warnings)
+    _check_survey_ids(entries, dataset)
     sources = [("RESULTS", e.system.path) for e in entries] + [("--passages-root", passages_root), ("--data", data)]
     say = progress or (lambda _message: None)
     with replacing_output_folder(out, SPACE_KIND, "surge leaderboard build", inputs=sources,
                                  overwrite=overwrite) as tmp:
+        _verify(entries, dataset, verify, copies, device, say)
         folder = tmp / "data"
         folder.mkdir()
         say("means, 95% CIs and paired tests")
@@ -246,15 +285,19 @@ def build_space(
         counts = _write_surveys(entries, metrics, folder, dataset, warnings, say)
         group_of = {n: g for g in groups for n in g.systems}
         setting_names = list(groups[0].settings) if groups else []
-        _write(({"system": e.system.name, "group": group_of[e.system.name].label, **group_of[e.system.name].settings,
+        _write(({"system": e.system.name, "verification": (e.verification or {}).get("status"),
+                 "verification_label": (e.verification or {}).get("label"),
+                 "verification_summary": strip_local_paths((e.verification or {}).get("summary", "")),
+                 "group": group_of[e.system.name].label, **group_of[e.system.name].settings,
                  "surveys": len(e.system.surveys), "failures": len(e.system.failures),
                  "has_details": e.details is not None, "has_passages": e.passages is not None,
                  "submission": e.submission is not None, "source": e.system.path.name, "sha256": e.system.sha256,
                  "data_window": data_window_text(e.system.config)}
                 for e in entries),
-               _schema(system="str", group="str", **dict.fromkeys(setting_names, "str"), surveys="int",
-                       failures="int", has_details="bool", has_passages="bool", submission="bool", source="str",
-                       sha256="str", data_window="str"), folder / "systems.parquet")
+               _schema(system="str", verification="str", verification_label="str", verification_summary="str", group="str",
+                       **dict.fromkeys(setting_names, "str"), surveys="int", failures="int", has_details="bool",
+                       has_passages="bool", submission="bool", source="str", sha256="str", data_window="str"),
+               folder / "systems.parquet")
         _write(({"system": name, "metric": m, **vars(s)} for name, per in summaries.items() for m, s in per.items()),
                _schema(system="str", metric="str", mean="float", ci_low="float", ci_high="float", n="int"),
                folder / "means.parquet")
@@ -272,7 +315,21 @@ def build_space(
         (tmp / "requirements.txt").write_text("\n".join(REQUIREMENTS) + "\n", encoding="utf-8")
         files = {str(p.relative_to(tmp)): p.stat().st_size for p in sorted(tmp.rglob("*")) if p.is_file()}
     return BuildSummary(Path(out), len(entries), len(groups), counts[0], counts[1],
-                        time.perf_counter() - started, warnings, files)
+                        time.perf_counter() - started, meta["warnings"], files,
+                        {e.system.name: e.verification or {} for e in entries})
+
+
+def _check_survey_ids(entries: Sequence[Entry], dataset: Any) -> None:
+    """Survey ids the dataset does not have, in results scored on that dataset: refused naming the file."""
+    if dataset is None:
+        return
+    for entry in entries:
+        if entry.system.config.get("data_fingerprint") != dataset.fingerprint:
+            continue
+        unknown = [sid for sid in entry.system.survey_ids if not dataset.has_survey(int(sid))]
+        if unknown:
+            raise InputFileError(f"{entry.system.path}: scores survey {unknown[0]}, which the dataset "
+                                 f"{dataset.fingerprint} (--data) does not have")
 
 
 def _write_surveys(entries: Sequence[Entry], metrics: Sequence[str], folder: Path, dataset: Any,
@@ -338,7 +395,12 @@ def _write_surveys(entries: Sequence[Entry], metrics: Sequence[str], folder: Pat
 
 
 def serve_space(space: str | Path, *, port: int = 7860, host: str = "127.0.0.1") -> int:
-    """Run the Space's ``app.py`` (exactly what the Space runs) on ``host:port``; returns its exit code."""
+    """Run the Space's ``app.py`` (exactly what the Space runs) on ``host:port``, in place of this process.
+
+    ``os.execve``: the app *is* the ``surge leaderboard serve`` process from then on, so a SIGTERM or Ctrl-C to it
+    stops the app and leaves nothing behind (a child process would outlive a killed parent). Where ``exec`` is not
+    available (Windows), the app runs as a child that gets SIGTERM/SIGINT forwarded; returns its exit code.
+    """
     space = Path(space)
     if not (space / "app.py").is_file() or folder_kind(space) != SPACE_KIND:
         raise InputFileError(f"{space} is not a leaderboard Space folder: write one with "
@@ -346,4 +408,17 @@ def serve_space(space: str | Path, *, port: int = 7860, host: str = "127.0.0.1")
     if importlib.util.find_spec("gradio") is None:
         raise SurgeError("serving the leaderboard needs gradio: pip install 'surge-bench[leaderboard]'")
     env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_SERVER_NAME": host}
-    return subprocess.call([sys.executable, "app.py"], cwd=space, env=env)
+    command = [sys.executable, "app.py"]
+    if os.name == "posix":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.chdir(space)
+        os.execve(sys.executable, command, env)  # does not return
+    child = subprocess.Popen(command, cwd=space, env=env)
+    forward = {sig: signal.signal(sig, lambda number, _frame: child.send_signal(number))
+               for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        return child.wait()
+    finally:
+        for sig, previous in forward.items():
+            signal.signal(sig, previous)

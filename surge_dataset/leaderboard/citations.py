@@ -54,8 +54,15 @@ _REFERENCES_HEADING_RE = re.compile(r"^#{1,6}\s*(?:\d+(?:\.\d+)*[.)]?\s*)?(refer
 MAX_RANGE = 50
 
 
-def read_details(path: Path) -> dict[str, list[dict[str, Any]]]:
-    """survey id -> its citation/reference records, in file order; a broken line is refused naming the file."""
+def read_details(path: Path, survey_ids: Iterable[str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """survey id -> its citation/reference records, in file order. A broken line, a record the details schema does
+    not hold (:class:`~.schema.DetailsRecord`) or one about a survey not in ``survey_ids`` is refused naming the
+    file and the line."""
+    from pydantic import ValidationError
+
+    from .schema import DetailsRecord, refusal
+
+    known = None if survey_ids is None else set(survey_ids)
     by_survey: dict[str, list[dict[str, Any]]] = {}
     with reading_input(path), open(path, "rb") as handle:
         for number, line in enumerate(handle, 1):
@@ -68,6 +75,13 @@ def read_details(path: Path) -> dict[str, list[dict[str, Any]]]:
                                      "`surge evaluate --details` file") from None
             if not isinstance(record, dict) or "survey_id" not in record:
                 raise InputFileError(f"{path}: line {number} has no 'survey_id': not a `surge evaluate --details` file")
+            try:
+                DetailsRecord.model_validate(record)
+            except ValidationError as exc:
+                raise InputFileError(refusal(f"{path}: line {number}", exc)) from None
+            if known is not None and str(record["survey_id"]) not in known:
+                raise InputFileError(f"{path}: line {number} is about survey {record['survey_id']}, which its results "
+                                     "do not score: pass the --details file of the same run")
             if record.get("kind") in KINDS and record.get("metric") != "reference_existence":  # its own records
                 by_survey.setdefault(str(record["survey_id"]), []).append(record)
     return by_survey

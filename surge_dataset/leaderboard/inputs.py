@@ -1,25 +1,28 @@
-"""What ``surge leaderboard build`` reads: ``surge evaluate`` results files, ``surge retrieval-eval`` outputs
-and submission folders (``surge submit``), each checked before anything is written.
+"""What ``surge leaderboard build`` reads: ``surge evaluate`` results files, ``surge retrieval-eval`` outputs and
+submission folders (``surge submit``), each checked against the schema (:mod:`.schema`) before anything else.
 
-A system's generated surveys are found, in this order: the submission's own folder; ``--passages-root
-DIR`` holding ``DIR/<system name>/`` or ``DIR/<results file stem>/``; the ``passages`` folder its results
-file names, if it still exists. Its ``--details`` JSONL: the submission's; ``--details NAME=FILE``; a
-sibling ``<stem>.details.jsonl`` of the results file. Missing surveys or details are not errors: the
-viewer shows what there is and says what is missing. (The ``passages`` path inside a results file is
-followed only below ``--passages-root`` or the results file's folder: a results file may come from anyone.)
+A system's generated surveys are found by the one rule of :func:`~surge_dataset.evaluation.passages.find_passages`:
+the submission's own folder; ``--passages-root DIR`` holding ``DIR/<system name>/`` or ``DIR/<results file stem>/``;
+the ``passages`` folder its results file records (relative to the file). Nothing outside ``--passages-root`` (or
+the results file's folder, without one) is read: a results file may come from anyone, and a system name or path
+leading outside is refused in one line. Its ``--details`` JSONL: the submission's; ``--details NAME=FILE``; a sibling
+``<stem>.details.jsonl`` of the results file. Missing surveys or details are not errors: the viewer shows what there
+is and says what is missing.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ..errors import InputFileError
 from ..io import reading_input
-from ..report.constants import _is_number
+from ..report.constants import ReportError
 from ..report.results import (
     RetrievalResults,
     SystemResults,
@@ -28,18 +31,23 @@ from ..report.results import (
     is_retrieval_output,
     load_retrieval,
 )
+from .schema import ResultsFile, check_name, refusal
 
 SUBMISSION_FILE = "submission.json"
 
 
 @dataclass
 class Entry:
-    """One system of the leaderboard: its results, and where its surveys and ``--details`` are (if anywhere)."""
+    """One system of the leaderboard: its results, where its surveys and ``--details`` are (if anywhere), and
+    what re-scoring found (:mod:`.verify`)."""
 
     system: SystemResults
     passages: Path | None
     details: Path | None
     submission: Path | None = None
+    notes: list[str] = field(default_factory=list)
+    verification: dict[str, Any] | None = None
+    results: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass
@@ -53,39 +61,37 @@ class _Raw:
 
 
 def read_json(path: Path) -> Any:
-    """A JSON file, or :class:`InputFileError` naming it (missing, truncated, not UTF-8)."""
+    """A JSON file, or :class:`InputFileError` naming it (missing, truncated, not UTF-8, nested too deeply)."""
     with reading_input(path):
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        try:
+            return json.loads(Path(path).read_text(encoding="utf-8"))
+        except RecursionError:
+            raise InputFileError(f"{path}: JSON nested too deeply") from None
+        except ValueError as exc:  # JSONDecodeError is one (reading_input names it); an over-long integer too
+            if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+                raise
+            raise InputFileError(f"{path}: not valid JSON ({exc})") from None
 
 
-def check_results(path: Path, data: Any) -> dict[str, Any]:
-    """Refuse, naming the file, anything that is not a ``surge evaluate`` results file."""
+def check_results(path: Path | str, data: Any) -> dict[str, Any]:
+    """Refuse, naming the file, the record and the field, anything the results schema does not hold."""
     if not isinstance(data, dict) or not isinstance(data.get("surveys"), dict) or not isinstance(data.get("config"), dict):
         raise InputFileError(f"{path}: not a `surge evaluate` results file (expected an object with a 'config' "
                              "object and a 'surveys' object)")
-    for survey_id, record in data["surveys"].items():
-        if not isinstance(record, dict):
-            raise InputFileError(f"{path}: survey {survey_id!r} is {type(record).__name__}, not an object of scores")
-        bad = [k for k, v in record.items() if k not in ("counts", "diagnostics") and v is not None
-               and not _is_number(v) and not isinstance(v, (dict, list, str))]
-        if bad or not isinstance(record.get("counts", {}), dict) or not isinstance(record.get("diagnostics", []), list):
-            raise InputFileError(f"{path}: survey {survey_id!r} has values of the wrong type "
-                                 f"({', '.join(bad) or 'counts/diagnostics'}): not a `surge evaluate` results file")
+    try:
+        ResultsFile.model_validate(data)
+    except ValidationError as exc:
+        raise InputFileError(refusal(str(path), exc)) from None
     return data
 
 
 def _submission(folder: Path) -> _Raw:
-    try:
-        from .submission import load_submission
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.submission":
-            raise
-        raise InputFileError(f"{folder}: a submission folder, but this surge-bench cannot read submissions "
-                             "(surge_dataset.leaderboard.submission is missing)") from None
-    sub = load_submission(folder)
+    from .submission import load_submission
+
+    sub = load_submission(folder)  # the manifest, results and details checked against the schema there
     data = check_results(Path(sub.results), read_json(Path(sub.results)))
-    return _Raw(sub.name, Path(sub.results), data, Path(sub.passages) if sub.passages else None,
-                Path(sub.details) if sub.details else None, folder)
+    return _Raw(sub.name, Path(sub.results), data, Path(sub.passages), Path(sub.details) if sub.details else None,
+                folder)
 
 
 def _details_option(items: Iterable[str]) -> dict[str, Path]:
@@ -96,21 +102,6 @@ def _details_option(items: Iterable[str]) -> dict[str, Path]:
             raise InputFileError(f"--details {item!r}: expected NAME=FILE (NAME: a system name or results file stem)")
         pairs[name.strip()] = Path(path.strip())
     return pairs
-
-
-def _passages(raw: _Raw, name: str, root: Path | None) -> Path | None:
-    if raw.passages is not None:
-        return raw.passages
-    candidates = [root / name, root / raw.path.stem] if root is not None else []
-    stored = raw.data["config"].get("passages")
-    if isinstance(stored, str) and stored.strip("/. "):
-        # a results file may come from anyone: its own path is followed only below --passages-root or
-        # below the results file's folder, never to an absolute place on this machine
-        if root is not None:
-            candidates.append(root / Path(stored).name)
-        if not Path(stored).is_absolute() and ".." not in Path(stored).parts:
-            candidates.append(raw.path.parent / stored)
-    return next((c for c in candidates if c.is_dir()), None)
 
 
 def _details(raw: _Raw, name: str, given: dict[str, Path]) -> Path | None:
@@ -128,10 +119,26 @@ def _details(raw: _Raw, name: str, given: dict[str, Path]) -> Path | None:
     return None
 
 
+def _names(raws: Sequence[_Raw]) -> list[str]:
+    """The systems' names (explicit, else the file stem): unique, plain text, bounded (:func:`.schema.check_name`)."""
+    try:
+        names = _unique_names([(raw.explicit, raw.path) for raw in raws])
+    except ReportError as exc:
+        raise InputFileError(str(exc)) from None
+    for name, raw in zip(names, raws, strict=True):
+        try:
+            check_name(name)
+        except ValueError as exc:
+            raise InputFileError(f"{raw.path}: {exc}: set config.system to a shorter plain name") from None
+    return names
+
+
 def read_inputs(
     paths: Sequence[str | Path], *, passages_root: str | Path | None = None, details: Iterable[str] = (),
 ) -> tuple[list[Entry], list[RetrievalResults]]:
     """(systems, retrieval-eval runs) of the inputs; raises :class:`InputFileError` naming a bad file."""
+    from ..evaluation.passages import find_passages
+
     raws: list[_Raw] = []
     retrieval: list[Path] = []
     for path in map(Path, paths):
@@ -149,7 +156,7 @@ def read_inputs(
         raws.append(_Raw(data["config"].get("system") or None, path, data))
     if not raws and not retrieval:
         raise InputFileError("nothing to build: give results files of `surge evaluate` or submission folders")
-    names = _unique_names([(raw.explicit, raw.path) for raw in raws])
+    names = _names(raws)
     root = Path(passages_root) if passages_root is not None else None
     if root is not None and not root.is_dir():
         raise InputFileError(f"--passages-root {root}: no such folder")
@@ -159,7 +166,9 @@ def read_inputs(
         system = SystemResults(name=name, path=raw.path, sha256=file_sha256(raw.path), config=raw.data["config"],
                                surveys={str(k): v for k, v in raw.data["surveys"].items()},
                                failures=list(raw.data.get("failures") or []))
-        entries.append(Entry(system, _passages(raw, name, root), _details(raw, name, given), raw.submission))
+        passages, notes = (raw.passages, []) if raw.submission is not None else \
+            find_passages(name, raw.path, raw.data["config"], root=root)
+        entries.append(Entry(system, passages, _details(raw, name, given), raw.submission, notes, results=raw.data))
     if given:
         raise InputFileError(f"--details {', '.join(given)}: no input is named so (names: {', '.join(names)})")
     return entries, load_retrieval(retrieval)

@@ -26,11 +26,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any
 
+from ..evaluation.config import record_models
 from ..metadata import installed_versions
 from ..output_folder import check_output_folder, replacing_output_folder
 
@@ -60,7 +62,6 @@ from .submission_rules import (  # the rules both ways; public names re-exported
     _HUB_ARTEFACTS,
     _NAME,
     _RESULTS_LOCATIONS,
-    _SHA256,
     _SIDECAR_LOCATIONS,
     _SURVEY_ID,
     DETAILS,
@@ -135,13 +136,19 @@ def pack_submission(
     name: str | None = None,
     details: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
+    verify: bool = True,
+    models: Mapping[str, str] | None = None,
+    device: str | None = None,
 ) -> Submission:
     """Check a ``surge evaluate`` run and write it as a submission folder ``out``; returns it, read back.
 
     Refused (:class:`SubmissionError`, naming the file): another protocol than official, a test survey not
     scored or failed, a data fingerprint other than ``data``'s, an API key or absolute path, a file over
-    the limits or not UTF-8 text, a symbolic link. ``out`` must be new, empty or an earlier submission
-    (replaced whole only with ``overwrite``); the folder appears complete or not at all.
+    the limits or not UTF-8 text, a symbolic link, and (``verify``) a score that re-scoring the surveys does not
+    give (:mod:`.verify`; ``models``: ``NAME=PATH`` local copies of the models the results name). Models named
+    by a local path (results written before models were recorded by name) are renamed by their identity
+    (:func:`~surge_dataset.models.identity.model_identity`). ``out`` must be new, empty or an earlier
+    submission (replaced whole only with ``overwrite``); the folder appears complete or not at all.
     """
     from ..data.dataset import SurgeData
 
@@ -156,6 +163,7 @@ def pack_submission(
     survey_ids = _check_results(str(results), record, dataset)
     config = record["config"]
     relocated = [f"{RESULTS}: config.{key}" for key in _RESULTS_LOCATIONS if _relocate(config, key)]
+    relocated += [f"{RESULTS}: config.{key}" for key in record_models(record, local_only=True)]
     config["passages"] = PASSAGES  # where the surveys are now, relative to the submission folder
     _check_paths(str(results), record)
     files: dict[str, bytes] = {RESULTS: _json_bytes(record)}
@@ -177,6 +185,7 @@ def pack_submission(
             systems.update([value["system"]] if isinstance(value.get("system"), str) else [])
         _check_paths(str(source), value)
         files[rel] = content
+    verification = _verified(str(results), record, passages, dataset, models, device) if verify else None
     total = sum(len(content) for content in files.values())
     if total > MAX_TOTAL_BYTES:
         raise SubmissionError(f"{out}: the submission would be {_size(total)}, over the {_size(MAX_TOTAL_BYTES)} limit "
@@ -195,6 +204,7 @@ def pack_submission(
         "metrics": config.get("metrics"),
         "surveys": survey_ids,
         "relocated": relocated,
+        "verification": verification,  # what `surge submit` found; the leaderboard re-scores on its own
         "files": [{"path": rel, "size": len(content), "sha256": hashlib.sha256(content).hexdigest()}
                   for rel, content in files.items()],
     }
@@ -205,6 +215,22 @@ def pack_submission(
             target.write_bytes(content)
         (tmp / MANIFEST).write_bytes(_json_bytes(manifest))  # last
     return load_submission(out, data=dataset)
+
+
+def _verified(label: str, record: dict[str, Any], passages: Path, dataset: SurgeData,
+              models: Mapping[str, str] | None, device: str | None) -> dict[str, Any]:
+    """Re-score the results from the surveys (:func:`.verify.verify_results`); a mismatch is refused, naming the
+    first differing value."""
+    from .verify import MISMATCH, verify_results
+
+    found = verify_results(record, passages, dataset, models=models, device=device)
+    if found.status == MISMATCH and found.mismatch:
+        m = found.mismatch
+        why = f" ({m['error']})" if m.get("error") else ""
+        raise SubmissionError(f"{label}: {found.summary().removeprefix('mismatch: ')} from {passages.name}/"
+                              f"{m['survey_id']}{why}: the results do not match the surveys; evaluate this folder "
+                              "again (`surge evaluate`) and submit those results")
+    return found.record()
 
 
 def _passage_files(passages: Path, survey_ids: list[int]) -> dict[str, Path]:
@@ -361,32 +387,25 @@ def _walk(root: Path) -> list[str]:
 
 
 def _check_manifest(label: str, manifest: Any) -> dict[str, tuple[int, str]]:
-    """The manifest's files as {path: (size, sha256)}, every field checked."""
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise SubmissionError(f"{label}: not a surge-bench submission manifest (no \"format\": \"{FORMAT}\")")
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise SubmissionError(f"{label}: format_version {manifest.get('format_version')!r}; this surge-bench reads "
-                              f"{FORMAT_VERSION} (a newer surge-bench may read it)")
-    name = manifest.get("name")
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise SubmissionError(f"{label}: name {name!r} is not a system name (1-64 letters, digits, spaces, . _ + ( ) -)")
-    surveys = manifest.get("surveys")
-    if not isinstance(surveys, list) or not all(type(s) is int for s in surveys):
-        raise SubmissionError(f"{label}: surveys must be a list of survey ids")
-    entries = manifest.get("files")
-    if not isinstance(entries, list):
-        raise SubmissionError(f"{label}: files must be a list of {{path, size, sha256}}")
+    """The manifest's files as {path: (size, sha256)}: the schema (:class:`.schema.Manifest`), then the layout."""
+    from pydantic import ValidationError
+
+    from .schema import Manifest, refusal
+
+    for entry in manifest.get("files") or [] if isinstance(manifest, dict) and isinstance(manifest.get("files"), list) \
+            else []:  # a path outside the folder is named as such, before any other problem of the entry
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+            _check_entry_path(label, entry["path"])
+    try:
+        checked = Manifest.model_validate(manifest)
+    except ValidationError as exc:
+        raise SubmissionError(refusal(label, exc)) from None
     listed: dict[str, tuple[int, str]] = {}
-    for entry in entries:
-        if not isinstance(entry, dict):
-            raise SubmissionError(f"{label}: files must be a list of {{path, size, sha256}}")
-        rel, size, digest = entry.get("path"), entry.get("size"), entry.get("sha256")
-        _check_entry_path(label, rel)
-        if type(size) is not int or size < 0 or not isinstance(digest, str) or not _SHA256.fullmatch(digest):
-            raise SubmissionError(f"{label}: the entry of {rel!r} needs a size (bytes) and a sha256 (64 hex digits)")
-        if rel in listed:
-            raise SubmissionError(f"{label}: lists {rel!r} twice")
-        listed[rel] = (size, digest)
+    for entry in checked.files:
+        _check_entry_path(label, entry.path)
+        if entry.path in listed:
+            raise SubmissionError(f"{label}: lists {entry.path!r} twice")
+        listed[entry.path] = (entry.size, entry.sha256)
     if RESULTS not in listed:
         raise SubmissionError(f"{label}: lists no {RESULTS}")
     return listed

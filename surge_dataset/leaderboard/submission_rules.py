@@ -79,6 +79,18 @@ _SPEC_PATH = re.compile(r"\s*[A-Za-z][\w.+-]*:(?:/(?!/)|~[/\\])")
 #: ... or holds one of the usual home/scratch folders.
 _LOCAL_FOLDER = re.compile(r"(?<![\w./~-])(?:/home/|/Users/|/root/|/scratch/|/mnt/|/tmp/|/var/folders/|/private/var/"
                            r"|[A-Za-z]:\\Users\\)")
+#: A path inside free text (an error message, a warning) with at least one folder: ``/a/b``, ``~/a``, ``C:\\a\\b``;
+#: not a URL's path, not ``and/or``, not a lone ``/x``.
+_PATH_IN_TEXT = re.compile(r"(?<![\w.:/\\~-])(?:~[/\\]|(?:[A-Za-z]:)?[/\\][^\s/\\'\"`<>|]+[/\\])"
+                           r"(?:[^\s/\\'\"`<>|]+[/\\])*(?P<last>[^\s/\\'\"`<>|]*)")
+
+
+def strip_local_paths(text: str) -> str:
+    """Free text with every local path cut to its last part (``/home/alice/runs/x.json`` -> ``x.json``), for what
+    is published: the same text, no folder of anyone's machine."""
+    return _PATH_IN_TEXT.sub(lambda m: m["last"] or "/", text)
+
+
 #: Fields surge writes as locations on the machine, made portable when packing (see the module docstring).
 _RESULTS_LOCATIONS = ("data", "passages")
 _SIDECAR_LOCATIONS = ("data", "run")
@@ -93,9 +105,17 @@ class SubmissionError(SurgeError, ValueError):
 def _check_results(label: str, record: Any, data: SurgeData | None) -> list[int]:
     """The scored survey ids of a results file; refuses another protocol, failures and, with ``data``,
     another fingerprint or an incomplete test split."""
+    from pydantic import ValidationError
+
+    from .schema import ResultsFile, refusal
+
     if not isinstance(record, dict) or not isinstance(record.get("config"), dict) or not isinstance(
             record.get("surveys"), dict):
         raise SubmissionError(f"{label}: not a `surge evaluate` results file (no config and surveys)")
+    try:
+        ResultsFile.model_validate(record)
+    except ValidationError as exc:
+        raise SubmissionError(refusal(label, exc)) from None
     config = record["config"]
     if config.get("protocol") != OFFICIAL:
         raise SubmissionError(f"{label}: scored with the {config.get('protocol')!r} protocol; the leaderboard ranks "
@@ -157,9 +177,18 @@ def _check_survey_folder(label: str, names: list[str]) -> None:
 
 
 def _check_details(label: str, records: list[Any], survey_ids: list[int]) -> None:
+    """Every line holds the details schema (:class:`.schema.DetailsRecord`) and is about a scored survey."""
+    from pydantic import ValidationError
+
+    from .schema import DetailsRecord, refusal
+
     known = set(survey_ids)
     for number, record in enumerate(records, 1):
-        if "survey_id" in record and record["survey_id"] not in known:
+        try:
+            DetailsRecord.model_validate(record)
+        except ValidationError as exc:
+            raise SubmissionError(refusal(f"{label}: line {number}", exc)) from None
+        if record["survey_id"] not in known:
             raise SubmissionError(f"{label}: line {number} is about survey {record['survey_id']!r}, which the results "
                                   "do not score: pass the --details file of the same run")
 

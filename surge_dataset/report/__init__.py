@@ -12,15 +12,17 @@ bootstraps of the mean over surveys. Significance is a two-sided *paired permuta
 the per-survey differences, ``scipy.stats.permutation_test``; exact when 2**n <= resamples, so it stays
 valid with the handful of surveys of a sample, where a bootstrap p-value is too optimistic); the interval
 of the difference (``ci_low``/``ci_high``) is a paired bootstrap. Pairing needs the same survey ids, so
-systems evaluated on different surveys are refused. Every random draw is seeded from (seed, metric,
-system names), so adding a system does not change the other numbers.
+systems evaluated on different surveys are refused. The statistics are :mod:`surge_dataset.stats`'s, the
+leaderboard's too: every draw is seeded by ``--seed`` alone, so adding a system does not change the other
+numbers and two systems with the same values get the same interval.
 
 One module per job:
 
 * :mod:`.constants` -- the published Table 4, column names, decimals, the errors;
 * :mod:`.results`   -- loading results / retrieval-eval files, merging runs of one system, checking they are
   comparable, choosing metrics;
-* :mod:`.stats`     -- bootstrap intervals, paired tests, ``summarise``, ``significance``;
+* :mod:`surge_dataset.stats` -- bootstrap intervals, paired tests, ``summarise`` (shared with the leaderboard,
+  the judge agreement, meta-eval and the arena);
 * :mod:`.tables`    -- Markdown / LaTeX / HTML tables (evaluated and published rows), significance, retrieval;
 * :mod:`.figures`   -- bars, heat maps, Recall@k curves (matplotlib, no pyplot);
 * :mod:`.drilldown` -- the worst surveys with their diagnostics;
@@ -34,6 +36,7 @@ Every name is re-exported here (private helpers too, e.g. ``_fmt`` for ``cli_rep
 
 from __future__ import annotations
 
+from ..stats import MetricSummary, bootstrap_ci, paired_test, summarise
 from .build import _versions as _versions
 from .build import build_report
 from .constants import (
@@ -76,20 +79,10 @@ from .results import (
     merge_runs,
     merged_notes,
     select_metrics,
+    significance,
 )
 from .results import _read_json as _read_json
 from .results import _unique_names as _unique_names
-from .stats import (
-    MetricSummary,
-    bootstrap_ci,
-    paired_test,
-    significance,
-    summarise,
-)
-from .stats import _bootstrap_means as _bootstrap_means
-from .stats import _percentiles as _percentiles
-from .stats import _permutation_kwargs as _permutation_kwargs
-from .stats import _rng as _rng
 from .tables import _LATEX_SPECIAL as _LATEX_SPECIAL
 from .tables import (
     Cell,

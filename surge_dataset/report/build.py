@@ -11,6 +11,7 @@ from typing import Any
 from ..evaluation.summary import averaging_lines
 from ..io import atomic_write_json, atomic_write_text
 from ..metadata import installed_versions
+from ..stats import summarise
 from .constants import CI_LEVEL, SIGNIFICANCE_METHOD, ReportError
 from .drilldown import drilldown_markdown
 from .figures import plot_bars, plot_heatmap, plot_recall_at_k
@@ -32,8 +33,9 @@ from .results import (
     merge_runs,
     merged_notes,
     select_metrics,
+    significance,
 )
-from .stats import significance, summarise
+
 from .tables import (
     _bold_rows,
     _notes,

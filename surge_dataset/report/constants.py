@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from ..errors import SurgeError
+from ..stats import CI_LEVEL as CI_LEVEL  # one definition, re-exported for the report
 
 #: Table 4 of the SurGE paper (arXiv 2508.15658), copied from protocol.md §5 -- the only copy in the
 #: package. Means over the paper's 41 test surveys; BLEU on sacreBLEU's 0-100 scale; SQS and CQS are
@@ -39,12 +40,12 @@ NON_METRIC_KEYS = frozenset({"counts", "diagnostics"})
 #: Decimals shown per metric (BLEU is on a 0-100 scale, like the paper's).
 DECIMALS: dict[str, int] = {"bleu": 2}
 DEFAULT_DECIMALS = 4
-CI_LEVEL = 0.95
 PUBLISHED_MARK = "†"
 SIGNIFICANCE_METHOD = (
     "p_value: two-sided paired permutation test (sign flips of per-survey differences, "
-    "scipy.stats.permutation_test; exact when 2**n <= resamples); ci_low/ci_high: 95% paired "
-    "percentile bootstrap of the mean difference; pairs = surveys where both systems' metric is defined"
+    "scipy.stats.permutation_test's test and p-value, surge_dataset.stats.paired_tests; exact when 2**n <= "
+    "resamples); ci_low/ci_high: 95% paired percentile bootstrap of the mean difference; pairs = surveys where "
+    "both systems' metric is defined"
 )
 
 

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from ..io import atomic_path
+from ..stats import MetricSummary
 from .constants import PUBLISHED_MARK, metric_label
 from .results import RetrievalResults, SystemResults
-from .stats import MetricSummary
 
 
 def _save(fig: Any, out: Path, stem: str, formats: Sequence[str]) -> list[Path]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..stats import compare_pairs
 from ..vocabulary import RELEASED, parse_list
 from .constants import (
     EXTRA_COLUMNS,
@@ -222,6 +223,15 @@ def check_same_surveys(systems: Sequence[SystemResults]) -> list[str]:
             "\nEvaluate every system on the same surveys (fix or drop the differing ones) and rerun `surge report`."
         )
     return reference.survey_ids
+
+
+def significance(
+    systems: Sequence[SystemResults], metrics: Sequence[str], *, seed: int = 0, resamples: int = 10_000,
+) -> list[dict[str, Any]]:
+    """Every metric x every pair (a before b in input order), paired over the surveys where both are defined
+    (:func:`surge_dataset.stats.compare_pairs`); systems must share their survey ids (:func:`check_same_surveys`)."""
+    check_same_surveys(systems)
+    return compare_pairs(systems, metrics, seed=seed, resamples=resamples)
 
 
 def comparability_warnings(systems: Sequence[SystemResults]) -> list[str]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..stats import MetricSummary
 from .constants import (
     PAPER_SOURCE,
     PAPER_TABLE4,
@@ -18,7 +19,6 @@ from .constants import (
     metric_label,
 )
 from .results import RetrievalResults
-from .stats import MetricSummary
 
 
 @dataclass

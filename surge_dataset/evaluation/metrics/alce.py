@@ -28,6 +28,7 @@ def _entailment(config, models) -> NLIEntailment | JudgeEntailment:
 class ALCE(Metric):
     name = "alce"
     keys = ("alce_citation_recall", "alce_citation_precision")
+    value_range = (0.0, 1.0)
     needs = frozenset({"nli", "judge", "corpus"})
     order = 120
     version = 2  # 2: every citation is checked before the cut to three, as ALCE's eval.py does

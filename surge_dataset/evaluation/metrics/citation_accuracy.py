@@ -10,6 +10,7 @@ from ..metric import Metric, MetricOutput, Requests, diagnostic, register
 class CitationAccuracy(Metric):
     name = "citation_accuracy"
     keys = ("doc_acc", "sec_acc", "sent_acc")
+    value_range = (0.0, 1.0)
     needs = frozenset({"nli", "corpus"})
     groups = ("all",)
     released_zero = True

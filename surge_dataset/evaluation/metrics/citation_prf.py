@@ -10,6 +10,7 @@ from ..metric import Metric, MetricOutput, diagnostic, register
 class CitationPRF(Metric):
     name = "citation_prf"
     keys = ("cite_precision", "cite_recall", "cite_f1")
+    value_range = (0.0, 1.0)
     needs = frozenset({"corpus"})
     groups = ("surveygen",)
     order = 70

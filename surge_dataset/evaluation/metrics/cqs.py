@@ -16,6 +16,7 @@ def _sections(survey):
 class ContentQuality(Metric):
     name = "cqs"
     keys = ("cqs",)
+    value_range = (0.0, 5.0)
     needs = frozenset({"judge"})
     groups = ("all",)
     judged = True

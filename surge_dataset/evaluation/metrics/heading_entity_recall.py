@@ -11,6 +11,7 @@ from .heading_soft_recall import generated_headings, gt_headings
 class HeadingEntityRecall(Metric):
     name = "heading_entity_recall"
     keys = ("heading_entity_recall",)
+    value_range = (0.0, 1.0)
     needs = frozenset({"ner"})
     order = 140
     description = (

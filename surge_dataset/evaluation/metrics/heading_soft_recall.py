@@ -20,6 +20,8 @@ def generated_headings(parsed) -> list[str]:
 class HeadingSoftRecall(Metric):
     name = "heading_soft_recall"
     keys = ("heading_soft_recall",)
+    value_range = (0.0, 1.0)
+    clipped = False  # raw cosines, as SHR
     needs = frozenset({"encoder"})
     order = 130
     description = (

@@ -19,6 +19,7 @@ def _extraction(survey):
 class KeyPointRecall(Metric):
     name = "kpr"
     keys = ("kpr",)
+    value_range = (0.0, 1.0)
     needs = frozenset({"judge"})
     groups = ("surveygen",)
     judged = True

@@ -49,6 +49,7 @@ def _indicators(result: pairwise.PairResult) -> dict[str, float]:
 class PairwiseGT(Metric):
     name = "pairwise_gt"
     keys = KEYS
+    value_range = (0.0, 1.0)
     needs = frozenset({"judge"})
     judged = True
     order = 120

@@ -10,6 +10,7 @@ from ..metric import Metric, MetricOutput, diagnostic, register
 class CitationRecall(Metric):
     name = "recall"
     keys = ("recall",)
+    value_range = (0.0, 1.0)
     needs = frozenset({"corpus"})
     groups = ("all",)
     released_zero = True

@@ -109,6 +109,7 @@ def _titles(numbers: list[int], labels: dict[int, Any]) -> str:
 class ReferenceExistence(Metric):
     name = "reference_existence"
     keys = ("reference_existence",)
+    value_range = (0.0, 1.0)
     needs = frozenset({"corpus"})
     order = 75
     description = (

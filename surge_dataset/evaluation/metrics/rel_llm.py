@@ -16,6 +16,7 @@ def _inputs(survey):
 class RelLLM(Metric):
     name = "rel_llm"
     keys = ("rel_llm",)
+    value_range = (1.0, 5.0)
     needs = frozenset({"judge"})
     groups = ("surveygen",)
     judged = True

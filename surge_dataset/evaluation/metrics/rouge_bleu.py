@@ -11,6 +11,8 @@ from ..metric import Metric, MetricOutput, register
 class RougeBleu(Metric):
     name = "rouge_bleu"
     keys = ("rouge1", "rouge2", "rougeL", "bleu")
+    value_range = (0.0, 1.0)
+    key_ranges = {"bleu": (0.0, 100.0)}  # sacreBLEU's scale, as published
     groups = ("all",)
     released_zero = True
     order = 40

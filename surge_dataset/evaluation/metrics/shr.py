@@ -15,6 +15,8 @@ def _gt_headings(survey):
 class SoftHeadingRecall(Metric):
     name = "shr"
     keys = ("shr",)
+    value_range = (0.0, 1.0)
+    clipped = False  # raw cosines: values slightly above 1 occur, as in the released evaluator
     needs = frozenset({"encoder"})
     groups = ("all",)
     released_zero = True

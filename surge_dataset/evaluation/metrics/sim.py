@@ -10,6 +10,7 @@ from ..metric import Metric, MetricOutput, Requests, register
 class SurveySimilarity(Metric):
     name = "sim"
     keys = ("sim",)
+    value_range = (-1.0, 1.0)
     needs = frozenset({"encoder"})
     groups = ("surveygen",)
     order = 90

@@ -16,6 +16,7 @@ def _outlines(survey):
 class StructureQuality(Metric):
     name = "sqs"
     keys = ("sqs",)
+    value_range = (0.0, 5.0)
     needs = frozenset({"judge"})
     groups = ("all",)
     judged = True

@@ -10,6 +10,7 @@ from ..metric import Metric, MetricOutput, Requests, register
 class StructureOverlap(Metric):
     name = "structure_overlap"
     keys = ("structure_overlap",)
+    value_range = (0.0, 1.0)
     needs = frozenset({"encoder"})
     groups = ("surveygen",)
     order = 80

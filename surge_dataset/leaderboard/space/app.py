@@ -1,6 +1,7 @@
 """The SurGE leaderboard: a Gradio app over the Parquet tables in ``data/`` (written by ``surge leaderboard build``).
 
-Pages: **Table** (the paper's Table 4 layout with 95 % CIs, filters, significance against a chosen system),
+Pages: **Table** (the paper's Table 4 layout with 95 % CIs, each system's verification by re-scoring, filters,
+significance against a chosen system),
 **System** (per-survey scores, a heat map, the worst surveys with their diagnostics), **Survey viewer**
 (a generated survey with each citation coloured by its verdict and its evidence on hover or click, beside
 the GT outline) and **Plots** (means with CIs, Recall@k). Runs as a HuggingFace Space (``app_file:
@@ -36,19 +37,21 @@ def _table_page(gr: Any, board: lbdata.Board) -> None:
         published = gr.Checkbox(False, label=f"Show the paper's published rows ({board.meta['published']['mark']})",
                                 elem_id="show-published")
     frame, note = board.table({}, ci=True, published=False)
-    table = gr.Dataframe(frame, elem_id="leaderboard-table", interactive=False, wrap=False, max_height=700,
-                         show_search="search", label="Leaderboard (sort: a column header's menu ⋮)")
+    table = gr.Dataframe(board.styled(frame), elem_id="leaderboard-table", interactive=False, wrap=False,
+                         max_height=700, show_search="search", pinned_columns=1,
+                         label="Leaderboard (sort: a column header's menu ⋮)")
     note_md = gr.Markdown(note, elem_id="table-note")
     gr.Markdown("### Paired significance against a system")
     compare = gr.Dropdown(board.names, value=board.names[0] if board.names else None, label="Compare every system with",
                           elem_id="compare-system")
     first = board.compare(board.names[0] if board.names else None)
     significance = gr.Dataframe(first[0], interactive=False, elem_id="significance-table", wrap=True)
-    significance_note = gr.Markdown(first[1])
+    significance_note = gr.Markdown(first[1], elem_id="significance-note")
 
     def update(*values: Any) -> tuple[Any, str]:
         *chosen, show_ci, show_published = values
-        return board.table(dict(zip(filters, chosen, strict=True)), ci=show_ci, published=show_published)
+        frame, note = board.table(dict(zip(filters, chosen, strict=True)), ci=show_ci, published=show_published)
+        return board.styled(frame), note
 
     inputs = [*filters.values(), ci, published]
     for component in inputs:
@@ -64,18 +67,20 @@ def _system_page(gr: Any, board: lbdata.Board) -> tuple[Any, list[Any], list[Any
         metric = gr.Dropdown([(board.labels[m], m) for m in board.metrics],
                              value=board.metrics[0] if board.metrics else None, label="Metric", elem_id="system-metric")
         worst_n = gr.Slider(1, 20, value=5, step=1, label="Worst surveys shown")
+    verification = gr.Markdown("", elem_id="system-verification")
     scores = gr.Dataframe(None, interactive=False, max_height=500, label="Per-survey scores (sortable)",
                           elem_id="system-scores")
     heat = gr.HTML("", elem_id="system-heatmap", js_on_load=None)
     gr.Markdown("### Worst surveys, with the diagnostics that usually explain them")
     worst = gr.Dataframe(None, interactive=False, wrap=True, elem_id="system-worst")
 
-    def update(name: str | None, key: str | None, n: float) -> tuple[Any, str, Any]:
+    def update(name: str | None, key: str | None, n: float) -> tuple[Any, str, Any, str]:
         if not name or not key:
-            return None, "<p>No system to show.</p>", None
-        return board.system_scores(name), board.heatmap_html(name, key), board.worst(name, key, int(n))
+            return None, "<p>No system to show.</p>", None, ""
+        return (board.system_scores(name), board.heatmap_html(name, key), board.worst(name, key, int(n)),
+                board.verification_note(name))
 
-    inputs, outputs = [system, metric, worst_n], [scores, heat, worst]
+    inputs, outputs = [system, metric, worst_n], [scores, heat, worst, verification]
     for component in inputs:
         component.change(update, inputs, outputs)
     return update, inputs, outputs

@@ -20,13 +20,19 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 ALL = "(all)"
+#: The Table page's first columns: who, whether its scores were re-computed, which settings and data, how many surveys.
+PROVENANCE = ("System", "Verification", "Group", "Data", "Surveys")
 CELL = "padding:0;border:none;min-width:7px;width:7px;height:16px"
 SIGNIFICANCE_ALPHA = 0.05
 
 
-def _md(text: Any) -> str:
-    """Text shown inside Markdown: every Markdown/HTML character escaped (names come from submissions)."""
-    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>~&" else c for c in str(text))
+def _md(text: Any, limit: int = 300) -> str:
+    """Text shown inside Markdown as plain text (names come from submissions): every Markdown/HTML character
+    escaped, ``:`` and ``@`` too so that no URL or e-mail address becomes a link (GFM autolinks), line breaks
+    as spaces, cut to ``limit`` characters."""
+    text = " ".join(str(text).split())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>~&:@" else c for c in text)
 
 
 def _code(text: Any) -> str:
@@ -53,6 +59,7 @@ class Board:
         self.scores = self._read("scores")
         self.retrieval = self._read("retrieval")
         self.metrics = [m["key"] for m in self.meta["metrics"]]
+        self.judged = {m["key"] for m in self.meta["metrics"] if m.get("judged")}
         self.labels = {m["key"]: m["label"] for m in self.meta["metrics"]}
         self.decimals = {m["key"]: int(m["decimals"]) for m in self.meta["metrics"]}
         self.groups = {g["label"]: g for g in self.meta["groups"]}
@@ -95,33 +102,59 @@ class Board:
         return f"{short} ({window})" if window else short
 
     def table(self, filters: dict[str, str], *, ci: bool = True, published: bool = False) -> tuple[pd.DataFrame, str]:
-        """The Table 4 layout for the systems the filters keep, and a note saying which settings are mixed."""
+        """The Table 4 layout for the systems the filters keep (who, verified or not, which settings and data
+        first, then the scores), and a note saying which settings are mixed."""
         rows = self.selected(filters)
         means = self.means.set_index(["system", "metric"])
         records = []
         for _, system in rows.iterrows():
-            record: dict[str, Any] = {"System": system["system"]}
+            record: dict[str, Any] = {"System": system["system"], "Verification": self.verification_label(system),
+                                      "Group": system["group"], "Data": self.data_label(system),
+                                      "Surveys": int(system["surveys"])}
             for m in self.metrics:
                 s = means.loc[(system["system"], m)] if (system["system"], m) in means.index else None
-                record[self.labels[m]] = None if s is None else self._round(m, s["mean"])
+                record[self.column(m)] = None if s is None or pd.isna(s["mean"]) else float(s["mean"])
                 if ci:
                     record[f"{self.labels[m]} 95% CI"] = "" if s is None or pd.isna(s["mean"]) else (
                         f"[{self._fmt(m, s['ci_low'])}, {self._fmt(m, s['ci_high'])}]")
-            record.update({"Group": system["group"], "Data": self.data_label(system), "Surveys": int(system["surveys"])})
             records.append(record)
         if published:
             pub = self.meta["published"]
             for name, values in pub["rows"].items():
-                record = {"System": f"{name} {pub['mark']}"}
+                record = {"System": f"{name} {pub['mark']}", "Verification": "published, not re-scored",
+                          "Group": f"published {pub['mark']}", "Data": "", "Surveys": 41}
                 for m in self.metrics:
-                    record[self.labels[m]] = values.get(m)
+                    record[self.column(m)] = values.get(m)
                     if ci:
                         record[f"{self.labels[m]} 95% CI"] = ""
-                record.update({"Group": f"published {pub['mark']}", "Data": "", "Surveys": 41})
                 records.append(record)
-        columns = ["System"] + [c for m in self.metrics for c in (self.labels[m], f"{self.labels[m]} 95% CI")
-                                if ci or c == self.labels[m]] + ["Group", "Data", "Surveys"]
+        columns = list(PROVENANCE) + [c for m in self.metrics for c in (self.column(m), f"{self.labels[m]} 95% CI")
+                                      if ci or c == self.column(m)]
         return pd.DataFrame(records, columns=columns), self.table_note(rows, published)
+
+    def column(self, metric: str) -> str:
+        """A metric's column header: its label, marked when an LLM judge gave it (never re-scored)."""
+        return f"{self.labels[metric]} (self-reported)" if metric in self.judged else self.labels[metric]
+
+    def styled(self, frame: pd.DataFrame) -> Any:
+        """``frame`` with every score shown at its metric's decimals (1.0 as 1.0000, not 1), sortable as numbers."""
+        formats = {self.column(m): f"{{:.{self.decimals[m]}f}}" for m in self.metrics if self.column(m) in frame}
+        return frame.style.format(formats, na_rep="–")
+
+    @staticmethod
+    def verification_label(system: Any) -> str:
+        """The Verification cell: the status and briefly what is off ("unknown" for a Space built before it)."""
+        for key in ("verification_label", "verification"):
+            value = system.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return "unknown"
+
+    def verification_note(self, system: str) -> str:
+        """What re-scoring found for ``system``, in full (the System page)."""
+        rows = self.systems[self.systems["system"] == system]
+        summary = rows.iloc[0].get("verification_summary") if len(rows) else None
+        return f"**Verification**: {_md(summary, limit=2000)}" if isinstance(summary, str) and summary else ""
 
     def table_note(self, rows: pd.DataFrame, published: bool) -> str:
         groups = list(dict.fromkeys(rows["group"])) if len(rows) else []
@@ -134,6 +167,10 @@ class Board:
             shown = "; ".join(f"{k} = {_code(v)}" for k, v in g["settings"].items() if v != "—")
             lines.append(f"- **{label}** ({len(g['systems'])} systems): {shown}")
         stats = self.meta["statistics"]
+        lines.append("Verification: *verified* = every deterministic score was re-computed from the submitted surveys "
+                     "and the dataset when this Space was built and equals the submitted one; *mismatch* = one differs "
+                     "(named); *unverified* = could not be re-run (why is said). Columns marked (self-reported) come "
+                     "from an LLM judge and are never re-run.")
         lines.append("Data: the dataset's fingerprint (first 8 characters) and, for a fresh split, the date window "
                      "of its surveys; \"window unknown\": results written before surge-bench recorded windows.")
         lines.append(f"Means over surveys; brackets: 95% percentile bootstrap CI ({stats['resamples']:,} resamples, "
@@ -191,7 +228,11 @@ class Board:
         rows = self.scores[(self.scores["system"] == system) & self.scores[metric].notna()].nsmallest(int(n), metric)
         messages = []
         for raw in rows["diagnostics"]:
-            items = json.loads(raw or "[]")
+            try:
+                items = json.loads(raw or "[]")
+            except ValueError:
+                items = []
+            items = [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []
             messages.append("; ".join(f"{'line ' + str(d['line']) + ': ' if d.get('line') is not None else ''}"
                                       f"{d.get('code')} {d.get('message', '')}".strip() for d in items) or "–")
         return pd.DataFrame({"Survey": rows["survey_id"].astype(str), self.labels[metric]: rows[metric].round(4),

@@ -119,10 +119,20 @@ def render_survey(text: str, rows: Iterable[Mapping[str, Any]] = (),
         pieces.append(f"{OPEN}{len(markers) - 1}{CLOSE}")
         last = start
     pieces.append(text[:last])
-    cleaned = sanitise(render_markdown("".join(reversed(pieces))))
+    cleaned = sanitise(render_markdown(_entries_apart("".join(reversed(pieces)))))
     filled = _PLACEHOLDER.sub(lambda m: _marker(*markers[int(m.group(1))], papers or {}), cleaned)
     filled = filled.replace(OPEN, "").replace(CLOSE, "")
     return CSS + '<div class="sg-survey">' + sanitise(filled, ours=True) + "</div>"
+
+
+#: A line that starts a reference-list entry, ``[12] ...`` (its number may already be a marker's placeholder).
+_ENTRY_LINE = re.compile(f"\n(?=\\[(?:\\d+|{OPEN}\\d+{CLOSE})\\])")
+
+
+def _entries_apart(markdown: str) -> str:
+    """Each reference-list entry its own paragraph: in Markdown, lines ``[1] A`` and ``[2] B`` one under the other
+    are one paragraph, so the list would read as one run-on line (a blank line is put before each entry)."""
+    return _ENTRY_LINE.sub("\n\n", markdown)
 
 
 def legend() -> str:

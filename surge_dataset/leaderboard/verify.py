@@ -1,0 +1,271 @@
+"""Verification by re-scoring: a system's deterministic metrics computed again from its surveys and the dataset.
+
+A results file is a claim. :func:`verify_results` runs ``surge evaluate``'s engine (:func:`~surge_dataset.evaluation.
+evaluate_run`, with the models the results name, found by :func:`~surge_dataset.models.identity.locate_model`) on the
+submitted surveys and compares every re-computed value with the submitted one, survey by survey:
+
+* ``verified``: every re-computed value equals the submitted one within :data:`TOLERANCE`;
+* ``mismatch``: one does not (the first is named: metric, survey, both values) -- a forged or altered score;
+* ``unverified``: something could not be re-run, and why (a model not available here, no surveys or dataset, a
+  metric asking outside services, results on other data).
+
+Judged metrics (an LLM's answers) are never re-run: they are *self-reported*. A value computed with a model on
+another kind of device (CUDA fp16 against this machine's CPU fp32) can differ in its last digits: a difference of at
+most :data:`PRECISION_SLACK` there is "unverified" (with both values), not a mismatch; a larger one is a mismatch.
+``surge submit`` runs this before packing (a mismatch is refused), ``surge leaderboard build`` for every submission
+(``--verify``: every input).
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..vocabulary import JUDGE, NLI
+
+__all__ = ["MISMATCH", "PRECISION_SLACK", "TOLERANCE", "UNVERIFIED", "VERIFIED", "Verification", "verify_results"]
+
+VERIFIED, MISMATCH, UNVERIFIED = "verified", "mismatch", "unverified"
+#: Largest difference between a submitted and a re-computed value that counts as equal.
+TOLERANCE = 1e-6
+#: Largest difference, for a model's metric re-computed on another kind of device, that is precision, not forgery.
+PRECISION_SLACK = 1e-2
+#: Model kind -> the results' config field naming it.
+MODEL_FIELDS = {"nli": "nli_model", "encoder": "embedding_model", "ner": "ner_model"}
+
+
+@dataclass
+class Verification:
+    """What re-scoring a system found (``record()`` is what ``leaderboard.json`` holds per system)."""
+
+    status: str
+    checked: list[str] = field(default_factory=list)
+    self_reported: list[str] = field(default_factory=list)
+    unverified: dict[str, str] = field(default_factory=dict)  # result key -> why it was not re-computed
+    mismatch: dict[str, Any] | None = None
+    mismatches: int = 0
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    device: str | None = None
+    not_rescored: str | None = None  # why nothing was re-scored (a plain results file, --no-verify)
+
+    def record(self) -> dict[str, Any]:
+        return {"status": self.status, "label": self.label(), "summary": self.summary(), "checked": self.checked,
+                "self_reported": self.self_reported, "unverified": self.unverified, "mismatch": self.mismatch,
+                "mismatches": self.mismatches, "models": self.models, "device": self.device,
+                "not_rescored": self.not_rescored}
+
+    def label(self) -> str:
+        """The table's cell: the status and, briefly, what is off ("mismatch: Recall, survey 0")."""
+        from ..report.constants import metric_label
+
+        if self.status == MISMATCH and self.mismatch:
+            return f"mismatch: {metric_label(self.mismatch['metric'])}, survey {self.mismatch['survey_id']}"
+        if self.not_rescored:
+            return "unverified: not re-scored"
+        if self.status == UNVERIFIED:
+            keys = [metric_label(k) for k in self.unverified]
+            return f"unverified: {', '.join(keys[:3])}{' …' if len(keys) > 3 else ''}"
+        return self.status
+
+    def summary(self) -> str:
+        """One line: the status and what it rests on (metrics by their column names)."""
+        from ..report.constants import metric_label
+
+        def names(keys: Sequence[str]) -> str:
+            return ", ".join(metric_label(k) for k in keys)
+
+        if self.status == MISMATCH and self.mismatch:
+            m = self.mismatch
+            more = f" (+{self.mismatches - 1} more)" if self.mismatches > 1 else ""
+            return (f"mismatch: {m['metric']} of survey {m['survey_id']} is {_value(m['submitted'])} in the results, "
+                    f"{_value(m['recomputed'])} re-computed{more}")
+        if self.not_rescored:
+            return f"unverified: {self.not_rescored}"
+        parts = [self.status]
+        if self.status == UNVERIFIED:
+            by_reason: dict[str, list[str]] = {}
+            for key, why in self.unverified.items():
+                by_reason.setdefault(why, []).append(key)
+            parts.append(": " + "; ".join(f"{names(keys)} ({why})" for why, keys in by_reason.items()))
+            if self.checked:
+                parts.append(f"; {names(self.checked)} re-computed and equal")
+        if self.self_reported:
+            parts.append(f"; {names(self.self_reported)} self-reported (judged)")
+        return "".join(parts)
+
+
+def _value(value: Any) -> str:
+    return "missing" if value is None else f"{value:.6g}" if isinstance(value, (int, float)) else repr(value)
+
+
+def _present_keys(surveys: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    from ..report.constants import NON_METRIC_KEYS
+
+    return list(dict.fromkeys(k for r in surveys.values() for k in r if k not in NON_METRIC_KEYS))
+
+
+def _metric_of(key: str, known: Mapping[str, Any]) -> Any:
+    for metric in known.values():
+        if key in metric.keys or key == metric.weighted_key or key.removesuffix("_std") in metric.keys:
+            return metric
+    return None
+
+
+@dataclass
+class _Backend:
+    """What :meth:`Metric.active_needs` reads of a config: ALCE needs the judge or the NLI model by its backend."""
+
+    alce_backend: Any
+
+
+def _plan(config: Mapping[str, Any], keys: Sequence[str]) -> tuple[list[Any], Verification]:
+    """The metrics to re-run (those config.metrics names and those writing a present key) and what is not."""
+    from ..evaluation import registry
+
+    known = registry()
+    out = Verification(UNVERIFIED)
+    names = [m for m in (config.get("metrics") or []) if isinstance(m, str)]
+    chosen = {m: known[m] for m in names if m in known}
+    for key in keys:
+        metric = _metric_of(key, known)
+        if metric is None:
+            out.unverified[key] = f"{key} is no registered metric's key"
+        else:
+            chosen.setdefault(metric.name, metric)
+    rerun = []
+    for metric in chosen.values():
+        mine = [k for k in keys if _metric_of(k, known) is metric]
+        judged = metric.judged or JUDGE in metric.active_needs(_Backend(config.get("alce_backend")))
+        if judged:
+            out.self_reported += mine
+        elif metric.name == "reference_existence" and config.get("bib_services"):
+            out.unverified.update(dict.fromkeys(mine, "reference_existence asked outside services "
+                                                      f"({config.get('bib_services')}): not re-run"))
+        else:
+            rerun.append(metric)
+    return rerun, out
+
+
+def _models(rerun: Sequence[Any], config: Mapping[str, Any], given: Mapping[str, str],
+            out: Verification) -> tuple[list[Any], dict[str, str]]:
+    """The metrics whose models have a local copy here, and the copies (config field -> path)."""
+    from ..models.identity import locate_model
+
+    recorded = config.get("models") if isinstance(config.get("models"), dict) else {}
+    paths: dict[str, str] = {}
+    runnable = []
+    for metric in rerun:
+        missing = []
+        for kind in sorted(metric.needs & set(MODEL_FIELDS)):
+            key = MODEL_FIELDS[kind]
+            name = config.get(key)
+            if key in paths:
+                continue
+            if not isinstance(name, str) or not name:
+                missing.append(f"the results name no {key}")
+                continue
+            fingerprint = (recorded.get(key) or {}).get("fingerprint") if isinstance(recorded.get(key), dict) else None
+            path, where = (Path(name), "its path") if Path(name).is_absolute() and Path(name).exists() else \
+                locate_model(name, fingerprint, given)
+            if path is None:
+                missing.append(where)
+                continue
+            paths[key] = str(path)
+            out.models[key] = {"name": name, "fingerprint": fingerprint, "found_in": where}
+        if missing:
+            out.unverified.update(dict.fromkeys(metric.keys, "; ".join(missing)))
+        else:
+            runnable.append(metric)
+    return runnable, paths
+
+
+def _config(recorded: Mapping[str, Any], metrics: Sequence[str], paths: Mapping[str, str], device: str) -> Any:
+    """The recorded settings, the re-run's metrics, the local model copies, this machine's device; no judge."""
+    from ..evaluation import EvaluationConfig
+    from ..settings import declared
+
+    settings = {f.name: recorded[f.name] for f in declared(EvaluationConfig) if f.name in recorded}
+    settings.update(metrics=list(metrics), device=device, judge=None, judge_weighted=False, judge_repeats=1,
+                    judge_temperature=None, prompts_version=None, alce_backend=NLI, bib_services="", **paths)
+    return EvaluationConfig.from_options(**settings, resolve_device=False)
+
+
+def _compare(submitted: Mapping[str, Mapping[str, Any]], recomputed: Mapping[str, Mapping[str, Any]],
+             failures: Mapping[str, str], keys: Sequence[str], model_keys: set[str], device_differs: bool,
+             tolerance: float, out: Verification) -> None:
+    from ..report.constants import _survey_sort_key
+
+    for sid in sorted(submitted, key=_survey_sort_key):
+        for key in keys:
+            a = submitted[sid].get(key)
+            b = recomputed.get(sid, {}).get(key) if sid not in failures else None
+            if a is None and b is None:
+                continue
+            if a is not None and b is not None and math.isclose(a, b, rel_tol=0.0, abs_tol=tolerance):
+                continue
+            if (device_differs and key in model_keys and a is not None and b is not None
+                    and abs(a - b) <= PRECISION_SLACK):
+                out.unverified.setdefault(key, f"{key} re-computed on {out.device}, submitted from another device: "
+                                               f"{_value(a)} vs {_value(b)} (model precision)")
+                continue
+            out.mismatches += 1
+            if out.mismatch is None:
+                out.mismatch = {"metric": key, "survey_id": sid, "submitted": a, "recomputed": b,
+                                **({"error": failures[sid]} if sid in failures else {})}
+
+
+def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any, *,
+                   models: Mapping[str, str] | None = None, device: str | None = None, tolerance: float = TOLERANCE,
+                   cache_dir: Path | None = None) -> Verification:
+    """Re-score the deterministic metrics of ``results`` (a results dict, already checked by the schema) from the
+    surveys in ``passages`` against ``data``; ``models``: ``NAME=PATH`` local copies (``--model``)."""
+    from ..errors import SurgeError
+    from ..evaluation import evaluate_run
+    from ..evaluation.config import RunOptions
+    from ..evaluation.models import model_factories
+    from ..models.base import resolve_device
+    from .submission_rules import strip_local_paths
+
+    config, surveys = results["config"], results["surveys"]
+    keys = _present_keys(surveys)
+    rerun, out = _plan(config, keys)
+    out.device = resolve_device(device)
+    why_not = ("no generated surveys to re-score" if passages is None else "no dataset to re-score against (--data)"
+               if data is None else None)
+    if why_not is None and config.get("data_fingerprint") != data.fingerprint:
+        why_not = f"scored on data {config.get('data_fingerprint')!r}, not on --data's {data.fingerprint!r}"
+    if why_not is not None:
+        out.unverified.update(dict.fromkeys([k for k in keys if k not in out.self_reported], why_not))
+        return out
+    runnable, paths = _models(rerun, config, models or {}, out)
+    if runnable:
+        from ..evaluation.config import result_keys
+
+        run_config = _config(config, [m.name for m in runnable], paths, out.device)
+        written = result_keys(run_config)  # a key the results dropped is compared too: None against the value
+        chosen = [k for k in keys if k in written] + [k for k in written if k not in keys]
+        try:
+            with tempfile.TemporaryDirectory(prefix="surge-verify-") as tmp:
+                redone = evaluate_run(data, passages, Path(tmp) / "results.json", run_config,
+                                      **{f"{kind}_factory": make for kind, make in
+                                         model_factories(run_config, RunOptions(cache_dir=cache_dir)).items()})
+        except SurgeError as exc:  # a model that does not load, an unreadable folder: said, not a failed build
+            why = strip_local_paths(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)[:300]
+            out.unverified.update(dict.fromkeys(chosen, f"re-scoring failed: {why}"))
+            out.status = UNVERIFIED
+            return out
+        assert redone is not None
+        failures = {str(f["survey_id"]): str(f.get("error")) for f in redone["failures"] if f.get("survey_id") is not None}
+        scored = set(redone["surveys"]) | set(failures)
+        failures.update({sid: "no survey file to re-score" for sid in surveys if sid not in scored})
+        model_keys = {k for m in runnable if m.needs & set(MODEL_FIELDS) for k in m.keys}
+        recorded_device = str(config.get("device") or "").split(":")[0]
+        _compare(surveys, redone["surveys"], failures, chosen, model_keys,
+                 recorded_device != out.device.split(":")[0], tolerance, out)
+        out.checked = [k for k in chosen if k not in out.unverified]
+    out.status = MISMATCH if out.mismatch else UNVERIFIED if out.unverified else VERIFIED
+    return out
