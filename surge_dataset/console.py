@@ -53,7 +53,6 @@ out_console = make_console()
 def fail(message: str, code: int = 2) -> NoReturn:
     """A usage error: one red line on stderr and exit status ``code`` (2), no traceback."""
     import typer
-    from rich.markup import escape
 
     console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # the message is text, never markup
     raise typer.Exit(code)

@@ -35,7 +35,6 @@ from .results import (
     select_metrics,
     significance,
 )
-
 from .tables import (
     _bold_rows,
     _notes,
