@@ -435,3 +435,26 @@ def test_systems_asked_different_quiz_sets_are_never_ranked_together():
                                       system("c", ["quiz"], "xyz")])
     assert [g.systems for g in groups] == [["a", "b"], ["c"]]
     assert len(warnings) == 1 and "quiz_fingerprint=xyz" in warnings[0]
+
+
+def test_an_objective_run_and_a_later_run_of_the_same_folder_are_one_row(leaderboard_inputs, tmp_path):
+    """Issue 33.4, the leaderboard side: two results files of one passage folder under the same settings (recall
+    first, ROUGE/BLEU later) are one system, each column from the run that has it, as `surge report` merges them."""
+    from surge_dataset import SurgeData
+    from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+
+    i = leaderboard_inputs
+    data = SurgeData.open(i["data"])
+    results = tmp_path / "results"
+    evaluate_run(data, i["passages"] / "gt", results / "first.json", EvaluationConfig(metrics=["recall"]))
+    evaluate_run(data, i["passages"] / "gt", results / "later.json", EvaluationConfig(metrics=["rouge_bleu"]))
+    build_space([results / "first.json", results / "later.json"], tmp_path / "space", data=i["data"], resamples=200)
+    systems = _read(tmp_path / "space", "systems")
+    assert list(systems["system"]) == ["first"]
+    means = _read(tmp_path / "space", "means").set_index(["system", "metric"])
+    first = json.loads((results / "first.json").read_text(encoding="utf-8"))["average"]
+    later = json.loads((results / "later.json").read_text(encoding="utf-8"))["average"]
+    assert means.loc[("first", "recall"), "mean"] == pytest.approx(first["recall"])
+    assert means.loc[("first", "bleu"), "mean"] == pytest.approx(later["bleu"])
+    meta = json.loads((tmp_path / "space" / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    assert "first.json and later.json are one system" in json.dumps(meta)

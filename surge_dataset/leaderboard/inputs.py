@@ -30,6 +30,8 @@ from ..report.results import (
     file_sha256,
     is_retrieval_output,
     load_retrieval,
+    merge_runs,
+    merged_notes,
 )
 from .schema import ResultsFile, check_name, refusal
 
@@ -171,4 +173,26 @@ def read_inputs(
         entries.append(Entry(system, passages, _details(raw, name, given), raw.submission, notes, results=raw.data))
     if given:
         raise InputFileError(f"--details {', '.join(given)}: no input is named so (names: {', '.join(names)})")
-    return entries, load_retrieval(retrieval)
+    return _merged(entries), load_retrieval(retrieval)
+
+
+def _merged(entries: list[Entry]) -> list[Entry]:
+    """Entries of one system under one set of settings as one row (``surge report``'s rule,
+    :func:`~surge_dataset.report.results.merge_runs`): the objective run and the judged run of a folder together."""
+    by_path = {entry.system.path: entry for entry in entries}
+    merged = []
+    for system in merge_runs([entry.system for entry in entries]):
+        parts = [by_path[part.path] for part in system.files]
+        if len(parts) == 1:
+            merged.append(parts[0])
+            continue
+        first = parts[0]
+        merged.append(Entry(
+            system,
+            next((p.passages for p in parts if p.passages is not None), None),
+            next((p.details for p in parts if p.details is not None), None),
+            first.submission,
+            [n for p in parts for n in p.notes] + merged_notes([system]),
+            results={"config": system.config, "surveys": system.surveys, "failures": system.failures},
+        ))
+    return merged

@@ -292,8 +292,9 @@ def _identity(system: SystemResults) -> tuple[str, str] | None:
     (None: neither is recorded, so the file is a system of its own)."""
     if system.config.get("system"):
         return "system", str(system.config["system"])
-    passages = system.config.get("passages")
-    return ("passages", os.path.normpath(str(passages))) if passages else None
+    passages = system.config.get("passages")  # recorded relative to the results file (evaluation.passages)
+    return ("passages", os.path.normpath(os.path.join(os.path.abspath(system.path.parent), str(passages)))) \
+        if passages else None
 
 
 def _key_settings(config: dict[str, Any], key: str) -> dict[str, Any]:
