@@ -3,7 +3,7 @@
 The systems (``rag``, ``autosurvey``, ``stepsurvey``, ``surveyforge``, ``qualsg``, ``llm_only``,
 ``guided``) are declared in the ``surge.generators`` entry-point group of ``pyproject.toml``, which is
 how :mod:`surge_dataset.generation` finds them (the core never imports this package by name). Importing
-any of them registers their prompt templates with :mod:`surge_dataset.prompts`. Run them with
+any of them registers their prompt templates with :mod:`surge_dataset.llm.prompts`. Run them with
 ``surge generate --system NAME``.
 """
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from surge_dataset.core.records import Paper
 from surge_dataset.generation import DraftSection, Generator, is_references_title, label_of
 from surge_dataset.generation.inputs import paper_lines
-from surge_dataset.records import Paper
 
 from .prompts import BASELINE_PROMPTS_VERSION
 

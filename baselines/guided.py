@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, GuideSection, Topic
-from surge_dataset.records import Paper
 
 from .common import (
     BaselineGenerator,

@@ -1,4 +1,4 @@
-"""The generation prompts of the baseline systems, registered in :mod:`surge_dataset.prompts`.
+"""The generation prompts of the baseline systems, registered in :mod:`surge_dataset.llm.prompts`.
 
 Our own wording, written from the system descriptions of protocol.md §7-§8 (not taken from the
 systems' repositories). Every template is named ``gen.<system>.<step>`` (``gen.common.*`` when shared);
@@ -9,7 +9,7 @@ wording). Papers are shown to the LLM as ``[P3] Title. Abstract: ...`` and cited
 
 from __future__ import annotations
 
-from surge_dataset.prompts import PROMPTS, PromptTemplate, register
+from surge_dataset.llm.prompts import PROMPTS, PromptTemplate, register
 
 __all__ = ["BASELINE_PROMPTS_VERSION"]
 

@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
+from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic, usable_papers
 from surge_dataset.llm import parse_score
-from surge_dataset.records import Paper
 
 from .common import BaselineGenerator, TfIdf, paper_lines, paper_text, to_draft_sections
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, DraftSection, Topic
-from surge_dataset.records import Paper
 
 from .common import BaselineGenerator, clean_section_text, paper_lines, parse_markdown_sections
 

@@ -16,8 +16,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic
-from surge_dataset.records import Paper
 
 from .common import (
     BaselineGenerator,

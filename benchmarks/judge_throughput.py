@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from surge_dataset.llm import Judge, JudgeRequest, make_llm
+from surge_dataset.llm.prompts import get_prompt
 from surge_dataset.llm.testing import ScriptedOpenAIServer
-from surge_dataset.prompts import get_prompt
 
 
 def workload(surveys: int, sections: int) -> list[JudgeRequest]:

@@ -25,9 +25,9 @@ from collections import Counter
 from pathlib import Path
 
 from surge_dataset import SurgeData
+from surge_dataset.core.normalise import normalise_title
 from surge_dataset.data.build import build_dataset
 from surge_dataset.evaluation import compute
-from surge_dataset.normalise import normalise_title
 from surge_dataset.references.testing import BibServer, Failure, KnownPaper
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"

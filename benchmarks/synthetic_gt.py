@@ -86,7 +86,7 @@ def _pack(sentences: list[str], start: int, n_chars: int) -> tuple[str, int]:
 
 def generate_source(src: Path, n_papers: int = N_PAPERS, seed: int = SEED) -> dict[str, Any]:
     """Write the synthetic ``surveys.json`` and ``corpus.json`` into ``src``; returns a summary."""
-    from surge_dataset.normalise import normalise_title
+    from surge_dataset.core.normalise import normalise_title
     from surge_dataset.survey import parse_survey, read_survey_file
 
     rng = random.Random(seed)

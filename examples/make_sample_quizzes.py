@@ -26,12 +26,12 @@ PER_SURVEY = 10
 
 def main(out: Path) -> None:
     from surge_dataset import SurgeData
+    from surge_dataset.core.records import QUIZ_FILE
     from surge_dataset.data.build import build_dataset
     from surge_dataset.llm.testing import ScriptedOpenAIServer
     from surge_dataset.quiz.settings import QuizOptions
     from surge_dataset.quiz.testing import ClozeWriter
     from surge_dataset.quiz.writer import write_outputs, write_quiz_set
-    from surge_dataset.records import QUIZ_FILE
 
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "source"

@@ -93,9 +93,9 @@ def main(out: Path, with_cqs: bool) -> None:
     from surge_dataset.data.build import build_dataset
     from surge_dataset.data.render import render_surveys
     from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+    from surge_dataset.judging.meta_eval import meta_evaluate
     from surge_dataset.llm import Judge, make_llm
     from surge_dataset.llm.testing import ScriptedOpenAIServer
-    from surge_dataset.meta_eval import meta_evaluate
     from surge_dataset.quiz.testing import TextReader
 
     shutil.rmtree(out, ignore_errors=True)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .data.corpus import Corpus
-from .data.dataset import SurgeData, open_dataset
-from .data.validate import SurgeDataError
-from .normalise import normalise_title
-from .records import Paper, Query, Section, Survey
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.records import Paper, Query, Section, Survey
+from surge_dataset.data.corpus import Corpus
+from surge_dataset.data.dataset import SurgeData, open_dataset
+from surge_dataset.data.validate import SurgeDataError
 
 __version__ = "0.1.0"
 
@@ -38,7 +38,7 @@ def metric_path(name: str) -> str:
     In a checkout the repository's ``metrics/`` folder is used; in an installed wheel the copy shipped
     inside the package (``surge_dataset/_metrics``).
     """
-    from .hub import ALIASES
+    from surge_dataset.hub import ALIASES
 
     name = ALIASES.get(name, name)  # an old name (citation_recall) is its metric's module
     here = Path(__file__).resolve().parent

@@ -13,8 +13,12 @@ import re
 import shutil
 from pathlib import Path
 
-from .defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NLI_MODEL, DEFAULT_RETRIEVER_BASE_MODEL
-from .output_folder import folder_kind, write_marker
+from surge_dataset.core.defaults import (
+    DEFAULT_EMBEDDING_MODEL,
+    DEFAULT_NLI_MODEL,
+    DEFAULT_RETRIEVER_BASE_MODEL,
+)
+from surge_dataset.core.output_folder import folder_kind, write_marker
 
 #: model -> what needs it (the paper's defaults).
 DEFAULT_MODELS: dict[str, str] = {
@@ -35,7 +39,7 @@ def metric_folders() -> dict[str, Path]:
     A folder ``<name>/`` holds ``<name>.py``, the module of the registered metric ``<name>``: folder,
     file, ``evaluate.load("surge/<name>")`` and ``surge evaluate --metrics <name>`` share one name.
     """
-    from . import metric_path
+    from surge_dataset import metric_path
 
     found = {}
     base = Path(metric_path("shr")).parent
@@ -78,7 +82,7 @@ def render_card(folder: Path) -> str:
     """The module's README as installed and published: the ``surge:inputs`` span replaced by the current
     inputs description (:func:`~surge_dataset.evaluation.compute.inputs_description`), so no card keeps a
     copy of the settings by hand."""
-    from .evaluation.compute import inputs_description
+    from surge_dataset.evaluation.compute import inputs_description
 
     text = (folder / "README.md").read_text(encoding="utf-8")
     if not CARD_INPUTS.search(text):

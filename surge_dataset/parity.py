@@ -166,7 +166,7 @@ class ScriptedJudge:
     _SENTINEL = "\x00JUDGED\x00"
 
     def __init__(self) -> None:
-        from .prompts import get_prompt
+        from surge_dataset.llm.prompts import get_prompt
 
         self.asked: list[Any] = []
         self._markers: list[tuple[str, str]] = []
@@ -176,7 +176,7 @@ class ScriptedJudge:
             self._markers.append((before.rsplit("\x01", 1)[-1][-60:], after[:60]))  # no placeholder in a marker
 
     def run(self, requests: Sequence[Any]) -> list[Any]:
-        from .llm.judge import JudgeOutcome
+        from surge_dataset.llm.judge import JudgeOutcome
 
         outcomes = []
         for request in requests:

@@ -12,12 +12,12 @@ from typer.testing import CliRunner
 
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
+from surge_dataset.core.records import Paper
 from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import EvaluationConfig, evaluate_run
 from surge_dataset.llm import Judge, make_llm
 from surge_dataset.llm.judge import JudgeOutcome
 from surge_dataset.llm.testing import ScriptedOpenAIServer
-from surge_dataset.records import Paper
 from surge_dataset.scoring.alce import (
     JudgeEntailment,
     NLIEntailment,

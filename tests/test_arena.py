@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from surge_dataset import SurgeData
 from surge_dataset.cli import SurgeGroup
-from surge_dataset.cli_judging import arena, judge_agreement
+from surge_dataset.cli.judging import arena, judge_agreement
+from surge_dataset.core.errors import SurgeError
 from surge_dataset.data.render import render_survey
-from surge_dataset.errors import SurgeError
 from surge_dataset.judging import JudgingError
 from surge_dataset.judging.arena import ArenaSystem, sample_pairs
 from surge_dataset.judging.bt import elo, fit_bradley_terry

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset.cli import app
-from surge_dataset.errors import SurgeError
+from surge_dataset.core.errors import SurgeError
 
 runner = CliRunner()
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -16,8 +16,8 @@ from rich.table import Table
 from typer.testing import CliRunner
 
 from surge_dataset.cli import SurgeGroup
-from surge_dataset.cli_report import report as report_command
-from surge_dataset.console import PIPE_WIDTH, make_console
+from surge_dataset.cli.console import PIPE_WIDTH, make_console
+from surge_dataset.cli.report import report as report_command
 from surge_dataset.retrieval.evaluation import METRICS, evaluate_run
 from surge_dataset.retrieval.runs import write_trec_qrels
 

@@ -11,7 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 from surge_dataset.cli import app
-from surge_dataset.cli_options import DEFAULT_DATA
+from surge_dataset.cli.options import DEFAULT_DATA
 
 runner = CliRunner()
 ROOT = typer.main.get_command(app)

@@ -186,7 +186,7 @@ def run(sample_dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("stepsurvey", ["-o", "max_sections=2", "-o", "max_subsections=1"], 5),  # headings + 2 subtopics + 2 subsections
 ])
 def test_cli_generate_dry_run(sample_dataset, run, tmp_path, system, options, calls):
-    from surge_dataset.cli_generate import app as generate_app
+    from surge_dataset.cli.generate import app as generate_app
     from surge_dataset.generation import get_generator
     from surge_dataset.generation.dry_run import estimate_generation
 
@@ -209,7 +209,7 @@ def test_cli_generate_dry_run(sample_dataset, run, tmp_path, system, options, ca
 
 
 def test_generation_sidecar_marks_server_usage(sample_dataset, run, tmp_path, monkeypatch):
-    from surge_dataset.cli_generate import app as generate_app
+    from surge_dataset.cli.generate import app as generate_app
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     for usage, expected in ((True, "reported"), (False, "estimate: characters / 4")):

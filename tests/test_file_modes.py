@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from surge_dataset.io import (
+from surge_dataset.core.io import (
     JsonlJournal,
     atomic_directory,
     atomic_write_json,

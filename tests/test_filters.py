@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
+from surge_dataset.data.filters import SurveyFilter, filter_qrels
 from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import EvaluationConfig, evaluate_run
-from surge_dataset.filters import SurveyFilter, filter_qrels
 from surge_dataset.retrieval.runs import load_qrels, load_queries
 
 runner = CliRunner()

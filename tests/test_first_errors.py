@@ -74,7 +74,7 @@ def test_training_offline_without_the_base_model_is_one_line(sample_dataset: Pat
 
 def test_a_full_disk_during_evaluate_is_one_line_and_a_rerun_resumes(
         sample_dataset: Path, rendered: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import surge_dataset.io as io
+    import surge_dataset.core.io as io
 
     out = tmp_path / "results" / "r.json"
     command = ["evaluate", "--data", str(sample_dataset), "--passages", str(rendered), "--metrics", "recall",

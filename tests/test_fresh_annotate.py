@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset.cli import app
+from surge_dataset.core.errors import InputFileError, OutputFolderError
 from surge_dataset.data.build import build_dataset
 from surge_dataset.data.dataset import SurgeData
-from surge_dataset.errors import InputFileError, OutputFolderError
 from surge_dataset.fresh.annotate import (
     DIMENSIONS,
     LABEL_COLUMNS,

@@ -7,6 +7,7 @@ the ieeetr shapes are in tests/test_fresh_real_latex.py.
 
 from __future__ import annotations
 
+from surge_dataset.core.vocabulary import BBL, BIB
 from surge_dataset.fresh.bibliography import parse_bbl, parse_thebibliography
 from surge_dataset.fresh.candidates import ArxivApi
 from surge_dataset.fresh.latex import read_latex_files
@@ -14,7 +15,6 @@ from surge_dataset.fresh.latex_text import strip_comments
 from surge_dataset.fresh.resolve import BY_ID, KeyResolver, TitleResolver
 from surge_dataset.fresh.sources import HostPool
 from surge_dataset.llm.cache import TextCache
-from surge_dataset.vocabulary import BBL, BIB
 from tests.support.replay import ReplayServer
 
 #: ``pybtex`` + ``ieeetr.bst`` for BIBTEX below (the ``eprint`` and ``doi`` fields are dropped, the notes kept).

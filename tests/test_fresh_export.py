@@ -15,11 +15,11 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset.cli import app
+from surge_dataset.core.errors import SurgeError
 from surge_dataset.data.build import FRESH_MANIFEST, build_dataset
 from surge_dataset.data.dataset import SurgeData
 from surge_dataset.data.export import export_dataset
 from surge_dataset.data.validate import SurgeDataError
-from surge_dataset.errors import SurgeError
 
 from .conftest import SAMPLE_DIR
 

@@ -9,7 +9,16 @@ import tarfile
 
 import pytest
 
-from surge_dataset.errors import SurgeError
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.vocabulary import (
+    BBL,
+    BIB,
+    BROKEN_LATEX,
+    MALFORMED_ARCHIVE,
+    NO_BIBLIOGRAPHY,
+    NO_SECTIONS,
+    NO_TEX,
+)
 from surge_dataset.fresh.arxiv_ids import bib_fields_arxiv_id, find_arxiv_id, normalise_arxiv_id
 from surge_dataset.fresh.bibliography import parse_bbl, parse_bib, parse_thebibliography
 from surge_dataset.fresh.latex import (
@@ -34,15 +43,6 @@ from surge_dataset.fresh.tarballs import (
     survey_tex,
     tar_gz,
     tar_gz_with_unsafe_members,
-)
-from surge_dataset.vocabulary import (
-    BBL,
-    BIB,
-    BROKEN_LATEX,
-    MALFORMED_ARCHIVE,
-    NO_BIBLIOGRAPHY,
-    NO_SECTIONS,
-    NO_TEX,
 )
 
 REFERENCES = [

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from surge_dataset.core.errors import InputFileError
 from surge_dataset.data.build import build_dataset
 from surge_dataset.data.dataset import SurgeData
 from surge_dataset.data.render import render_surveys
 from surge_dataset.data.validate import SurgeDataError
-from surge_dataset.errors import InputFileError
 from surge_dataset.evaluation import EvaluationConfig, evaluate_run
 from surge_dataset.report import build_report, dataset_notes, load_results
 

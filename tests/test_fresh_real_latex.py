@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.vocabulary import BBL, BIB
 from surge_dataset.fresh.bibliography import parse_bbl, parse_bib
 from surge_dataset.fresh.latex import read_eprint
 from surge_dataset.fresh.pipeline import id_origins
 from surge_dataset.fresh.tarballs import tar_gz
-from surge_dataset.normalise import normalise_title
-from surge_dataset.vocabulary import BBL, BIB
 
 LATEX = Path(__file__).parent / "fixtures" / "latex"
 

@@ -65,7 +65,7 @@ def runs(data: SurgeData, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
 
 
 def _cli(args: list[str]) -> object:
-    from surge_dataset.cli_generate import app
+    from surge_dataset.cli.generate import app
 
     return CliRunner().invoke(app, args)
 
@@ -308,7 +308,7 @@ def test_interrupted_generation_resumes_without_repeating_calls(data: SurgeData,
     out, cache = tmp_path / "out", tmp_path / "cache"
     with ScriptedOpenAIServer(responder=hang_after) as server:
         process = subprocess.Popen(
-            [sys.executable, "-m", "surge_dataset.cli_generate", *args, "--base-url", server.base_url, "--out", str(out),
+            [sys.executable, "-m", "surge_dataset.cli.generate", *args, "--base-url", server.base_url, "--out", str(out),
              "--cache-dir", str(cache)], env=subprocess_env(tmp_path / "surge-cache"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         try:
@@ -367,7 +367,7 @@ def test_two_processes_under_accelerate_launch_split_and_match_one_process(data:
         assert single.exit_code == 0, single.output
         n_single = len(server.requests)
         launched = subprocess.run(
-            accelerate_launch(2, ["-m", "surge_dataset.cli_generate", *args, "--base-url", server.base_url, "--out",
+            accelerate_launch(2, ["-m", "surge_dataset.cli.generate", *args, "--base-url", server.base_url, "--out",
                                   str(tmp_path / "two"), "--cache-dir", str(tmp_path / "cache-two")]),
             env=subprocess_env(tmp_path / "surge-cache"), capture_output=True, text=True, timeout=300,
         )
@@ -400,7 +400,7 @@ def _smollm2_gguf() -> Path:
 _DRIVER = """
 import json, sys
 from typer.testing import CliRunner
-from surge_dataset.cli_generate import app
+from surge_dataset.cli.generate import app
 job = json.loads(sys.argv[1])
 failed = False
 for system in job["systems"]:  # one process, one model load, every system: as `surge generate` would run them
@@ -472,7 +472,7 @@ def test_smollm2_on_the_default_threads_reports_progress_soon_after_loading(data
         env.pop(name, None)
     env["PYTHONUNBUFFERED"] = "1"
     process = subprocess.Popen(
-        [sys.executable, "-m", "surge_dataset.cli_generate", "--system", "rag", "--llm", f"gguf:{gguf}", "--data",
+        [sys.executable, "-m", "surge_dataset.cli.generate", "--system", "rag", "--llm", f"gguf:{gguf}", "--data",
          str(data.path), "--run", str(runs["test"]), "--survey-ids", "0", "--top-k", "10", "--out", str(tmp_path / "out"),
          "--cache-dir", str(tmp_path / "cache")],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

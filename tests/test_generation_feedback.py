@@ -20,8 +20,8 @@ from surge_dataset.generation import (
 )
 from surge_dataset.llm import LLM
 from surge_dataset.llm.base import BackendSpec, Completion, GenerationSettings, LLMStats
+from surge_dataset.llm.prompts import PromptTemplate
 from surge_dataset.llm.testing import ScriptedOpenAIServer
-from surge_dataset.prompts import PromptTemplate
 from surge_dataset.retrieval.runs import write_trec_run
 
 ANSWER = "These papers study the topic [P1] and extend it [P2]."
@@ -152,7 +152,7 @@ def test_fitter_shortens_entries_then_drops_them() -> None:
 
 
 def test_cli_prints_stage_lines_and_one_warning_off_a_terminal(data: SurgeData, run: Path, tmp_path: Path) -> None:
-    from surge_dataset.cli_generate import app
+    from surge_dataset.cli.generate import app
 
     with ScriptedOpenAIServer(responder=lambda messages: ANSWER) as server:
         result = CliRunner().invoke(app, [
@@ -193,7 +193,7 @@ def test_off_a_terminal_a_slow_stage_prints_a_line_every_heartbeat(
     data: SurgeData, run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A stage that takes minutes (a local model on a CPU) is never silent in a log (issue 16)."""
-    from surge_dataset.cli_generate import _StageBars, app
+    from surge_dataset.cli.generate import _StageBars, app
 
     monkeypatch.setattr(_StageBars, "HEARTBEAT", 0.5)
     with ScriptedOpenAIServer(responder=lambda messages: ANSWER, latency=2.5) as server:

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from surge_dataset import cli_generate
-from surge_dataset.errors import SettingError, SurgeError
+from surge_dataset.cli import generate as cli_generate
+from surge_dataset.core.errors import SettingError, SurgeError
+from surge_dataset.core.settings import declared, flag_of, help_text
+from surge_dataset.core.vocabulary import ChoiceError
 from surge_dataset.generation.settings import GenerationConfig, GenerationRunOptions, parse_system_options
-from surge_dataset.settings import declared, flag_of, help_text
-from surge_dataset.vocabulary import ChoiceError
 
 
 def test_generate_is_one_screen() -> None:

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
+from surge_dataset.core.normalise import normalise_title
 from surge_dataset.importers import TitleMatcher, import_outputs, read_documents, read_markdown, report_path
-from surge_dataset.normalise import normalise_title
 from surge_dataset.survey import parse_survey, read_survey_file
 
 runner = CliRunner()

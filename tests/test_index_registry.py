@@ -15,7 +15,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from surge_dataset.registries import Provider
+from surge_dataset.core.registries import Provider
 from surge_dataset.retrieval import (
     Hit,
     available_index_kinds,
@@ -119,8 +119,8 @@ def test_entry_point_kinds_are_found_and_builtins_are_declared_once_in_code(
 
 def test_cli_lists_the_kind_and_retrieves_with_it(toy_kind: str, sample_dataset: Path, tmp_path: Path) -> None:
     from surge_dataset.cli import SurgeGroup
-    from surge_dataset.cli_retrieval import index_app
-    from surge_dataset.cli_retrieval import retrieve as retrieve_cmd
+    from surge_dataset.cli.retrieval import index_app
+    from surge_dataset.cli.retrieval import retrieve as retrieve_cmd
 
     app = typer.Typer(cls=SurgeGroup)  # the root that turns a SurgeError into one line and exit 2
     app.add_typer(index_app, name="index")
@@ -155,7 +155,7 @@ def _fresh_import(code: str) -> str:
 
 def test_importing_the_package_loads_no_heavy_library() -> None:
     loaded = _fresh_import(
-        "import sys, surge_dataset.retrieval, surge_dataset.retrieval.registry, surge_dataset.cli_retrieval\n"
+        "import sys, surge_dataset.retrieval, surge_dataset.retrieval.registry, surge_dataset.cli.retrieval\n"
         "surge_dataset.retrieval.index_kinds()\n"
         "print(sorted(m for m in ('bm25s', 'faiss', 'torch', 'transformers', 'ranx', 'Stemmer') if m in sys.modules))"
     )

@@ -11,8 +11,15 @@ from surge_dataset import SurgeData
 from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import EvaluationConfig, evaluate_run
 from surge_dataset.llm import Judge, make_llm
+from surge_dataset.llm.prompts import (
+    PROMPTS,
+    PROMPTS_VERSION,
+    QUOTE_CLOSE,
+    QUOTE_OPEN,
+    get_prompt,
+    quote_safe,
+)
 from surge_dataset.llm.testing import ScriptedOpenAIServer
-from surge_dataset.prompts import PROMPTS, PROMPTS_VERSION, QUOTE_CLOSE, QUOTE_OPEN, get_prompt, quote_safe
 from surge_dataset.report import build_report
 from surge_dataset.scoring.injection import INJECTION_CODE, find_injections
 

@@ -124,12 +124,12 @@ def test_rescoring_with_another_judge_prints_the_cost_first(sample_dataset, tmp_
 
 
 def test_judge_agreement_and_meta_eval_compute_their_coefficients_one_way():
-    """Both paths call surge_dataset.stats: on the same values they give scipy's tau-b and rho, ties included."""
+    """Both paths call surge_dataset.core.stats: on the same values they give scipy's tau-b and rho, ties included."""
     import numpy as np
     from scipy.stats import kendalltau, spearmanr
 
-    from surge_dataset.meta_eval import _correlations as meta_eval_correlations
-    from surge_dataset.stats import rank_correlations
+    from surge_dataset.core.stats import rank_correlations
+    from surge_dataset.judging.meta_eval import _correlations as meta_eval_correlations
 
     rng = np.random.default_rng(0)
     for _ in range(200):

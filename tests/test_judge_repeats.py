@@ -14,13 +14,13 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset import SurgeData
-from surge_dataset.cli_report import report as report_command
+from surge_dataset.cli.report import report as report_command
 from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import EvaluationConfig, evaluate_run, journal_path
 from surge_dataset.llm import LLM, Judge, JudgeRequest
 from surge_dataset.llm.base import BackendSpec, Completion
 from surge_dataset.llm.judge import RELEASED_TEMPERATURE, REPEAT_TEMPERATURE
-from surge_dataset.prompts import PROMPTS_VERSION
+from surge_dataset.llm.prompts import PROMPTS_VERSION
 from surge_dataset.report import build_report
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from surge_dataset.core.records import Survey
 from surge_dataset.evaluation import compute
 from surge_dataset.llm import JudgeOutcome
-from surge_dataset.prompts import PROMPTS, PROMPTS_VERSION, PromptTemplate, get_prompt, register
-from surge_dataset.records import Survey
+from surge_dataset.llm.prompts import PROMPTS, PROMPTS_VERSION, PromptTemplate, get_prompt, register
 from surge_dataset.scoring.judges import (
     content_quality,
     cqs_sample,

@@ -23,7 +23,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from surge_dataset.errors import SurgeError
+from surge_dataset.core.errors import SurgeError
 from surge_dataset.leaderboard import SPACE_KIND, build_space
 from surge_dataset.leaderboard.citations import marker_spans, verdict
 from surge_dataset.leaderboard.space import leaderboard_viewer as viewer
@@ -313,7 +313,7 @@ def test_the_app_builds_as_gradio_blocks(space):
 def _cli() -> typer.Typer:
     """``surge`` once cli.py wires the sub-app; until then a root with surge's error handling around it."""
     from surge_dataset.cli import SurgeGroup, app
-    from surge_dataset.cli_leaderboard import leaderboard_app
+    from surge_dataset.cli.leaderboard import leaderboard_app
 
     if any(group.name == "leaderboard" for group in app.registered_groups):
         return app
@@ -410,7 +410,7 @@ def test_serve_refuses_a_folder_that_is_not_a_space(tmp_path):
 
 
 def test_the_cli_and_the_build_never_import_gradio(leaderboard_inputs, tmp_path):
-    code = ("import sys, surge_dataset.cli, surge_dataset.cli_leaderboard, surge_dataset.leaderboard;"
+    code = ("import sys, surge_dataset.cli, surge_dataset.cli.leaderboard, surge_dataset.leaderboard;"
             "from surge_dataset.leaderboard import build_space;"
             f"build_space([{str(leaderboard_inputs['paper'])!r}], {str(tmp_path / 's')!r}, resamples=200);"
             "print('gradio' in sys.modules, 'nh3' in sys.modules)")

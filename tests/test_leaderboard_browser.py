@@ -40,7 +40,7 @@ def server(space):  # noqa: F811 - the fixture imported above
     """``surge leaderboard serve SPACE --port N`` (which runs the Space's own ``python app.py``), until the end."""
     port = free_port()
     log = open(space.parent / "app.log", "w")  # noqa: SIM115 - closed below
-    serve = "from surge_dataset.cli_leaderboard import leaderboard_app; leaderboard_app()"
+    serve = "from surge_dataset.cli.leaderboard import leaderboard_app; leaderboard_app()"
     process = subprocess.Popen([sys.executable, "-c", serve, "serve", str(space), "--port", str(port)],
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}/"

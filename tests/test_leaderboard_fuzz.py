@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from surge_dataset.errors import SurgeError
+from surge_dataset.core.errors import SurgeError
 from surge_dataset.leaderboard import build_space
 from surge_dataset.leaderboard.space import leaderboard_data
 

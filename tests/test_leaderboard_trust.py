@@ -26,8 +26,8 @@ from typer.testing import CliRunner
 
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
+from surge_dataset.core.errors import SurgeError
 from surge_dataset.data.render import render_surveys
-from surge_dataset.errors import SurgeError
 from surge_dataset.leaderboard import build_space
 from surge_dataset.leaderboard.submission import SubmissionError, pack_submission
 
@@ -364,7 +364,7 @@ def test_the_table_shows_provenance_first_and_every_score_with_its_decimals(spac
 def test_serve_leaves_no_process_behind_on_sigterm(space):  # noqa: F811
     """`surge leaderboard serve` becomes the app (exec): one SIGTERM to it and nothing keeps serving."""
     port = free_port()
-    serve = "from surge_dataset.cli_leaderboard import leaderboard_app; leaderboard_app()"
+    serve = "from surge_dataset.cli.leaderboard import leaderboard_app; leaderboard_app()"
     process = subprocess.Popen([sys.executable, "-c", serve, "serve", str(space), "--port", str(port)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:

@@ -26,8 +26,8 @@ from surge_dataset.evaluation import (
 )
 from surge_dataset.llm import Judge, JudgeRequest, LLMConfigurationError, make_llm, parse_points, parse_score
 from surge_dataset.llm.parse import parse_choice, parse_items
+from surge_dataset.llm.prompts import PROMPTS_VERSION
 from surge_dataset.llm.testing import Hang, HttpError, Reply, ScriptedOpenAIServer
-from surge_dataset.prompts import PROMPTS_VERSION
 
 SECRET = "sk-test-THIS-MUST-NOT-LEAK-0042"
 

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset.cli import app
-from surge_dataset.meta_eval import load_results, meta_evaluate, read_human_rankings
+from surge_dataset.judging.meta_eval import load_results, meta_evaluate, read_human_rankings
 
 HUMAN = """survey_id,system,rank
 0,GT,1

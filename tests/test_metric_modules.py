@@ -113,7 +113,7 @@ def test_wheel_ships_the_metric_folders(tmp_path):
 def test_card_inputs_are_rendered_from_the_settings_not_copied(name):
     """The repository card keeps no copy of the inputs (a new setting would leave 14 cards stale); the card
     installed and published is rendered with evaluate_module.INPUTS_DESCRIPTION verbatim."""
-    from surge_dataset.evaluate_module import INPUTS_DESCRIPTION
+    from surge_dataset.evaluation.evaluate_module import INPUTS_DESCRIPTION
     from surge_dataset.hub import render_card
 
     folder = REPO_ROOT / "metrics" / name

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from surge_dataset import Corpus, SurgeData
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.records import Paper
 from surge_dataset.data.build import build_dataset
 from surge_dataset.evaluation import EvaluationConfig, discover_passages, evaluate_run
 from surge_dataset.evaluation.runner import average
 from surge_dataset.llm import Judge, JudgeRequest, make_llm
 from surge_dataset.llm.parse import parse_score_strict
 from surge_dataset.llm.testing import ScriptedOpenAIServer
-from surge_dataset.normalise import normalise_title
-from surge_dataset.records import Paper
 from surge_dataset.scoring.citations import citation_recall, nli_pair
 from surge_dataset.scoring.shr import soft_heading_recall
 

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from surge_dataset.core.records import Survey
 from surge_dataset.data.corpus import Corpus, write_corpus_index
 from surge_dataset.parity import (
     HashEncoder,
@@ -29,7 +30,6 @@ from surge_dataset.parity import (
     load_released_modules,
 )
 from surge_dataset.protocols import official
-from surge_dataset.records import Survey
 
 SYSTEMS = ("ID", "Naive", "Autosurvey")
 NOTEXIST = "[NOTEXIST]"

@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset.cli import app
-from surge_dataset.errors import OutputFolderError
-from surge_dataset.output_folder import MARKER, folder_kind
+from surge_dataset.core.errors import OutputFolderError
+from surge_dataset.core.output_folder import MARKER, folder_kind
 
 from .conftest import SAMPLE_DIR
 
@@ -209,8 +209,8 @@ def test_evaluate_on_the_raw_folder_hints_at_a_different_folder(raw_copy, tmp_pa
 
 def test_a_marker_being_written_by_another_process_is_not_someone_elses_file(tmp_path):
     """Two `surge generate` processes on one --out: the second may look while the first writes its marker."""
-    from surge_dataset.io import atomic_path
-    from surge_dataset.output_folder import check_output_folder
+    from surge_dataset.core.io import atomic_path
+    from surge_dataset.core.output_folder import check_output_folder
 
     out = tmp_path / "rag"
     out.mkdir()

@@ -32,7 +32,7 @@ PLUGIN_MODULE = "surge_toy_plugin"
 
 PLUGIN_SOURCE = '''
 from surge_dataset.generation import Draft, DraftSection, Generator
-from surge_dataset.prompts import PROMPTS, PromptTemplate, register
+from surge_dataset.llm.prompts import PROMPTS, PromptTemplate, register
 
 if "toy.write" not in PROMPTS:
     register(PromptTemplate(name="toy.write", system="You write surveys.", user="Write about {topic}."))
@@ -171,7 +171,7 @@ def test_the_built_in_systems_are_installed_entry_points_matching_pyproject(fres
 def test_importing_the_core_does_not_import_baselines() -> None:
     code = textwrap.dedent("""
         import sys
-        import surge_dataset.generation, surge_dataset.cli_generate
+        import surge_dataset.generation, surge_dataset.cli.generate
         from surge_dataset.generation import available_generators, get_generator
         assert 'baselines' not in sys.modules, 'importing the core imported baselines'
         assert 'rag' in available_generators() and 'baselines' not in sys.modules, 'listing imported baselines'

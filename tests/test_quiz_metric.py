@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.vocabulary import QUIZ_ANSWERS
 from surge_dataset.data.render import render_surveys
-from surge_dataset.errors import SettingError
 from surge_dataset.evaluation import EvaluationConfig, compute, evaluate_run
 from surge_dataset.evaluation.config import pin_settings
 from surge_dataset.llm import Judge, make_llm
@@ -25,7 +26,6 @@ from surge_dataset.quiz.sets import read_quiz_file
 from surge_dataset.quiz.testing import TextReader, quoted
 from surge_dataset.scoring.injection import INJECTION_CODE
 from surge_dataset.scoring.quiz import UNANSWERED_OPTION, option_order
-from surge_dataset.vocabulary import QUIZ_ANSWERS
 
 from .conftest import SAMPLE_DIR
 
@@ -258,7 +258,7 @@ def test_compute_reads_the_quiz_set_from_the_dataset_or_a_file(data):
 
 
 def test_the_reader_reads_only_the_quoted_survey():
-    from surge_dataset.prompts import get_prompt
+    from surge_dataset.llm.prompts import get_prompt
 
     question = 'Which word completes the statement "Graphs are a natural ____ for molecules."?'
     options = "\n".join(f"{c}: {o}" for c, o in zip("ABCDE", ["model", "representation", "queue", "table",

@@ -14,6 +14,7 @@ import json
 import pytest
 
 from surge_dataset import SurgeData
+from surge_dataset.core.vocabulary import EXISTS, NOT_FOUND
 from surge_dataset.evaluation import EvaluationConfig, RunOptions, compute
 from surge_dataset.evaluation.metrics.reference_existence import label_surveys
 from surge_dataset.evaluation.prepare import prepare_text
@@ -21,7 +22,6 @@ from surge_dataset.references import lookup_session
 from surge_dataset.references.base import AnswerError, QueryRejected
 from surge_dataset.references.chain import ChainOptions, ReferenceChain, web_service
 from surge_dataset.references.markup import plain_title
-from surge_dataset.vocabulary import EXISTS, NOT_FOUND
 from tests.support.replay import FIXTURES, ReplayServer
 
 WEB = ("openalex", "semanticscholar", "arxiv", "crossref")

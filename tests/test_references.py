@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from surge_dataset.errors import SettingError, SurgeError
-from surge_dataset.normalise import normalise_title
+from surge_dataset.core.errors import SettingError, SurgeError
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.vocabulary import ChoiceError
 from surge_dataset.references import ChainOptions, ReferenceChain, label_reference, match_score
 from surge_dataset.references.base import AnswerError, Candidate, MissingExtraError, SourceAnswer, arxiv_id_of
 from surge_dataset.references.chain import parse_assignments, parse_services, web_service
@@ -23,7 +24,6 @@ from surge_dataset.references.labels import published_after
 from surge_dataset.references.match import TitleIndex
 from surge_dataset.references.surveygen import SurveyGenSource
 from surge_dataset.references.testing import BibServer, Failure, KnownPaper
-from surge_dataset.vocabulary import ChoiceError
 
 WEB = ("openalex", "semanticscholar", "arxiv", "crossref")
 FAST = {service: 200.0 for service in WEB}  # rate limits high enough not to slow the tests down

@@ -1,4 +1,4 @@
-"""One rule for a name two providers declare (surge_dataset/registries.py), the same in the metric, generator and
+"""One rule for a name two providers declare (surge_dataset/core/registries.py), the same in the metric, generator and
 index-kind registries; unknown names and formats answer with the closest one.
 
 Plugins are "installed" as real distributions: a module and a ``*.dist-info`` with ``entry_points.txt`` on
@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from surge_dataset.core.registries import NameClashError, NameClashWarning
+from surge_dataset.core.vocabulary import IMPORT_FORMATS, ChoiceError, UnknownNameError
 from surge_dataset.evaluation import metric as metric_registry
 from surge_dataset.evaluation.metric import Metric, get_metric, register, registry, unregister
 from surge_dataset.generation import Generator, available_generators, get_generator, register_generator
 from surge_dataset.generation import generator as generator_registry
 from surge_dataset.importers import FORMATS, READERS, read_documents
-from surge_dataset.registries import NameClashError, NameClashWarning
 from surge_dataset.retrieval import registry as index_registry
 from surge_dataset.retrieval.common import write_manifest
 from surge_dataset.retrieval.registry import UnknownIndexKindError, get_index_opener, index_kinds, open_index
-from surge_dataset.vocabulary import IMPORT_FORMATS, ChoiceError, UnknownNameError
 
 Install = Callable[..., str]
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import surge_dataset
 from surge_dataset.cli import app as surge_app
-from surge_dataset.cli_report import report as report_command
+from surge_dataset.cli.report import report as report_command
 from surge_dataset.report import (
     PAPER_TABLE4,
     ReportError,

@@ -387,9 +387,9 @@ def test_export_mteb_layout_loads_with_datasets(data: SurgeData, tmp_path: Path)
 
 def _app() -> typer.Typer:
     from surge_dataset.cli import SurgeGroup
-    from surge_dataset.cli_retrieval import export_retrieval as export_cmd
-    from surge_dataset.cli_retrieval import index_app, retrieval_eval
-    from surge_dataset.cli_retrieval import retrieve as retrieve_cmd
+    from surge_dataset.cli.retrieval import export_retrieval as export_cmd
+    from surge_dataset.cli.retrieval import index_app, retrieval_eval
+    from surge_dataset.cli.retrieval import retrieve as retrieve_cmd
 
     app = typer.Typer(cls=SurgeGroup)  # the root that turns a SurgeError into one line and exit 2
     data_app = typer.Typer()

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from surge_dataset.records import Paper
+from surge_dataset.core.records import Paper
 from surge_dataset.scoring.citations import (
     CitationInstance,
     citation_accuracy,

@@ -15,16 +15,16 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset.cli import app
-from surge_dataset.errors import SettingError, SurgeError
-from surge_dataset.evaluation import EvaluationConfig, RunOptions, compute, parse_metrics
-from surge_dataset.settings import declared, describe, key_payload, split_keywords
-from surge_dataset.vocabulary import (
+from surge_dataset.core.errors import SettingError, SurgeError
+from surge_dataset.core.settings import declared, describe, key_payload, split_keywords
+from surge_dataset.core.vocabulary import (
     ChoiceError,
     UnknownNameError,
     check_choice,
     parse_ids,
     parse_list,
 )
+from surge_dataset.evaluation import EvaluationConfig, RunOptions, compute, parse_metrics
 
 from .conftest import REPO_ROOT
 
@@ -117,7 +117,7 @@ def test_one_parser_for_comma_lists_and_id_lists():
         parse_ids("1,x")
 
 
-#: Vocabulary words compared as raw strings: each must be the named constant of surge_dataset/vocabulary.py.
+#: Vocabulary words compared as raw strings: each must be the named constant of surge_dataset/core/vocabulary.py.
 RAW_COMPARISON = re.compile(r"""(==|!=)\s*["'](official|paper|released|defined|surge|openai|hf|gguf)["']|"""
                             r"""\bin \(["'](official|paper|released|defined|nli|judge)["']""")
 
@@ -180,7 +180,7 @@ def test_adding_a_setting_is_one_declaration(tmp_path):
         from typer.testing import CliRunner
         from surge_dataset.cli import app
         from surge_dataset.evaluation import EvaluationConfig, compute
-        from surge_dataset.evaluate_module import INPUTS_DESCRIPTION
+        from surge_dataset.evaluation.evaluate_module import INPUTS_DESCRIPTION
 
         assert "nli_max_length" in inspect.signature(compute).parameters
         assert "nli_max_length (int | None, default None): Tokens of each NLI" in INPUTS_DESCRIPTION

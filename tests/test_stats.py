@@ -1,4 +1,4 @@
-"""surge_dataset.stats, the one statistics module: its numbers are scipy's (exactly where scipy's are exact), a
+"""surge_dataset.core.stats, the one statistics module: its numbers are scipy's (exactly where scipy's are exact), a
 pair's test does not depend on the other pairs, and nothing depends on a system's name."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import bootstrap, kendalltau, permutation_test, spearmanr
 
-from surge_dataset.stats import (
+from surge_dataset.core.stats import (
     bootstrap_ci,
     bootstrap_interval,
     paired_test,

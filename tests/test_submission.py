@@ -25,8 +25,9 @@ import typer.main
 from typer.testing import CliRunner
 
 from surge_dataset import SurgeData
+from surge_dataset.core.errors import OutputFolderError
+from surge_dataset.core.vocabulary import OFFICIAL, PAPER
 from surge_dataset.data.render import render_surveys
-from surge_dataset.errors import OutputFolderError
 from surge_dataset.evaluation import EvaluationConfig, evaluate_run
 from surge_dataset.leaderboard.submission import (
     LIMITS,
@@ -37,7 +38,6 @@ from surge_dataset.leaderboard.submission import (
     pack_submission,
 )
 from surge_dataset.leaderboard.submission_hub import open_pull_request
-from surge_dataset.vocabulary import OFFICIAL, PAPER
 
 from .conftest import REPO_ROOT
 
@@ -64,7 +64,7 @@ class Run:
 def _surge_app() -> typer.Typer:
     """The `surge` app once `submit` is wired into cli.py; until then the same root group with `submit` alone."""
     from surge_dataset.cli import SurgeGroup, app
-    from surge_dataset.cli_submit import submit
+    from surge_dataset.cli.submit import submit
 
     if "submit" in typer.main.get_command(app).commands:
         return app
@@ -511,7 +511,7 @@ def _hub_env(endpoint: str, token: str | None) -> dict[str, str]:
 _SURGE = """
 import sys, typer, typer.main
 from surge_dataset.cli import SurgeGroup, app
-from surge_dataset.cli_submit import submit
+from surge_dataset.cli.submit import submit
 if "submit" not in typer.main.get_command(app).commands:
     app = typer.Typer(cls=SurgeGroup, pretty_exceptions_enable=False)
     app.command("submit")(submit)

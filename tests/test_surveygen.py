@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from surge_dataset.core.normalise import normalise_title
 from surge_dataset.data.surveygen import (
     SIGNALS_FILE,
     SurveyGenWarning,
@@ -17,7 +18,6 @@ from surge_dataset.data.surveygen import (
     convert_surveygen_with_signals,
     write_official_json,
 )
-from surge_dataset.normalise import normalise_title
 
 SURVEY_KEYS = [
     "survey_id", "survey_title", "authors", "year", "date", "category", "abstract", "structure", "all_cites",

@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.vocabulary import ChoiceError
 from surge_dataset.data.build import build_dataset
 from surge_dataset.data.dataset import SurgeData
-from surge_dataset.errors import SurgeError
 from surge_dataset.retrieval.train_config import TrainConfig, load_config
 from surge_dataset.retrieval.training import (
     build_queries,
@@ -28,7 +29,6 @@ from surge_dataset.retrieval.training import (
     split_surveys,
 )
 from surge_dataset.retrieval.training_run import resolve_mixed_precision
-from surge_dataset.vocabulary import ChoiceError
 
 from .conftest import REPO_ROOT, SAMPLE_DIR
 from .processes import free_port
@@ -241,7 +241,7 @@ def test_two_process_training_resumes_and_the_model_indexes_the_corpus(data: Sur
 
     import typer
 
-    from surge_dataset.cli_retrieval import retrieval_eval
+    from surge_dataset.cli.retrieval import retrieval_eval
 
     app = typer.Typer()
     app.command("retrieval-eval")(retrieval_eval)

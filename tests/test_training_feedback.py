@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from surge_dataset.core.settings import help_text
 from surge_dataset.data.dataset import SurgeData
 from surge_dataset.retrieval.train_config import TrainConfig, build_parser, load_config
 from surge_dataset.retrieval.training_run import progress_bar
-from surge_dataset.settings import help_text
 
 from .conftest import REPO_ROOT
 

@@ -72,7 +72,7 @@ import numpy as np
 
 # The reusable parts (importable without this script): the settings (flags, YAML); data pairs, negatives,
 # batches, the encoder's forward pass and loss, held-out Recall@k; logging, checkpoints, the saved model.
-from surge_dataset.errors import SurgeError
+from surge_dataset.core.errors import SurgeError
 from surge_dataset.retrieval.train_config import TrainConfig, load_config
 from surge_dataset.retrieval.training import (
     CorpusTexts,
@@ -272,10 +272,10 @@ def train(config: TrainConfig) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     """Train; a problem the user can fix (no model offline, no data, nothing to resume, a bad setting) is one
-    line on stderr and exit status 2 (:func:`surge_dataset.console.user_errors`)."""
+    line on stderr and exit status 2 (:func:`surge_dataset.cli.console.user_errors`)."""
     import typer
 
-    from surge_dataset.console import user_errors
+    from surge_dataset.cli.console import user_errors
 
     try:
         with user_errors():

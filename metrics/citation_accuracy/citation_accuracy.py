@@ -6,7 +6,7 @@ Inputs, outputs and the example: this folder's README.md; the computation: the r
 
 import evaluate  # noqa: F401 - evaluate reads a module's imports
 
-from surge_dataset import evaluate_module
+from surge_dataset.evaluation import evaluate_module
 
 
 class CitationAccuracy(evaluate_module.SurgeMetricModule):

@@ -23,10 +23,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..io import atomic_write_json
-from ..normalise import normalise_title
-from ..output_folder import replacing_output_folder
-from ..records import (
+from surge_dataset.core.io import atomic_write_json
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.output_folder import replacing_output_folder
+from surge_dataset.core.records import (
     EXTRA_COLUMN,
     FIELDS_BY_CONFIG,
     NODE_FIELDS,
@@ -39,12 +39,17 @@ from ..records import (
     id_column_type,
     stringify_ids,
 )
-from .corpus import INDEX_DIR, PAPER_COLUMNS, CorpusIndexWriter
-from .fresh_manifest import FRESH_MANIFEST, read_fresh_manifest, window_text
-from .jsonstream import iter_json_array
-from .queries import CITES_FROM_SECTION, CITES_FROM_SURVEY, DERIVATION_VERSION, QUESTION_TEMPLATE
-from .queries import derive_queries as derived_queries
-from .validate import SurgeDataError, check_records, check_unique_ids, read_json_array
+from surge_dataset.data.corpus import INDEX_DIR, PAPER_COLUMNS, CorpusIndexWriter
+from surge_dataset.data.fresh_manifest import FRESH_MANIFEST, read_fresh_manifest, window_text
+from surge_dataset.data.jsonstream import iter_json_array
+from surge_dataset.data.queries import (
+    CITES_FROM_SECTION,
+    CITES_FROM_SURVEY,
+    DERIVATION_VERSION,
+    QUESTION_TEMPLATE,
+)
+from surge_dataset.data.queries import derive_queries as derived_queries
+from surge_dataset.data.validate import SurgeDataError, check_records, check_unique_ids, read_json_array
 
 logger = logging.getLogger(__name__)
 
@@ -200,7 +205,7 @@ def build_dataset(
     if derive_queries and "surveys" not in present:
         raise SurgeDataError(source, "deriving the queries needs surveys.json, which is not in this folder")
     derive = "surveys" in present and (derive_queries or "queries" not in present)
-    from ..quiz.sets import pin_quiz_config, quiz_set_to_pin  # pydantic: only when building
+    from surge_dataset.quiz.sets import pin_quiz_config, quiz_set_to_pin  # pydantic: only when building
 
     quiz_set = quiz_set_to_pin(source / QUIZ_FILE if quizzes is None else Path(quizzes), "surveys" in present,
                                given=quizzes is not None)
@@ -316,7 +321,7 @@ def build_dataset(
             "".join(f"{k}={v};" for k, v in sorted(meta["source_files"].items())).encode()
         ).hexdigest()[:16]
         atomic_write_json(tmp / META_FILE, meta)
-        from .card import write_card  # local import: the card module pulls in `datasets`
+        from surge_dataset.data.card import write_card  # local import: the card module pulls in `datasets`
 
         write_card(tmp, meta)
     return report

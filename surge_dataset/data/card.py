@@ -9,8 +9,8 @@ from typing import Any
 import pyarrow.parquet as pq
 import yaml
 
-from ..metadata import SURGE_BIBTEX
-from .fresh_manifest import window_text
+from surge_dataset.core.metadata import SURGE_BIBTEX
+from surge_dataset.data.fresh_manifest import window_text
 
 CONFIG_ORDER = ("surveys", "corpus", "queries", "quizzes")
 

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..normalise import normalise_title
-from ..records import Paper
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.records import Paper
 
 INDEX_DIR = "index"
 PAPER_COLUMNS = ["doc_id", "title", "abstract", "date", "year"]

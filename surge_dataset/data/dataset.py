@@ -16,13 +16,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..defaults import DEFAULT_DATA
-from ..errors import SurgeError
-from ..output_folder import suggest_other_folder
-from ..records import OFFICIAL_FILES, Query, Survey
-from ..vocabulary import UnknownNameError
-from .build import META_FILE
-from .corpus import Corpus
+from surge_dataset.core.defaults import DEFAULT_DATA
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.output_folder import suggest_other_folder
+from surge_dataset.core.records import OFFICIAL_FILES, Query, Survey
+from surge_dataset.core.vocabulary import UnknownNameError
+from surge_dataset.data.build import META_FILE
+from surge_dataset.data.corpus import Corpus
 
 
 class DatasetNotFoundError(SurgeError, FileNotFoundError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from ..errors import SurgeError
+from surge_dataset.core.errors import SurgeError
 
 DRIVE_FOLDER_ID = "1ZZPeZvjexFcCmgFqxftKeCPn1vYeBR0Q"
 DRIVE_FILE_IDS = {

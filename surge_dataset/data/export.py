@@ -13,9 +13,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ..io import atomic_path, atomic_write_json_array, naming_errors, reading_input
-from ..output_folder import claim_output_folder
-from ..records import (
+from surge_dataset.core.io import atomic_path, atomic_write_json_array, naming_errors, reading_input
+from surge_dataset.core.output_folder import claim_output_folder
+from surge_dataset.core.records import (
     EXTRA_COLUMN,
     FIELDS_BY_CONFIG,
     NODE_FIELDS,
@@ -24,9 +24,9 @@ from ..records import (
     QUIZ_FILE,
     load_extra,
 )
-from .dataset import SurgeData
-from .fresh_manifest import FRESH_MANIFEST, read_fresh_manifest
-from .validate import SurgeDataError
+from surge_dataset.data.dataset import SurgeData
+from surge_dataset.data.fresh_manifest import FRESH_MANIFEST, read_fresh_manifest
+from surge_dataset.data.validate import SurgeDataError
 
 
 def row_to_official(config: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +102,7 @@ def _export_quizzes(dataset: SurgeData, out: Path) -> None:
     when this dataset has none."""
     target = out / QUIZ_FILE
     if QUIZ_CONFIG in dataset.configs:
-        from ..quiz.sets import load_quiz_set, write_quiz_file
+        from surge_dataset.quiz.sets import load_quiz_set, write_quiz_file
 
         write_quiz_file(target, load_quiz_set(dataset.path).questions)
     elif target.is_file():

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..io import reading_input
-from .validate import SurgeDataError
+from surge_dataset.core.io import reading_input
+from surge_dataset.data.validate import SurgeDataError
 
 __all__ = ["FRESH_KIND", "FRESH_MANIFEST", "FRESH_VERSION", "read_fresh_manifest", "window_text"]
 

@@ -25,7 +25,7 @@ file order; the root -- the node titled ``root`` -- and nodes the root cannot re
     ``len(cites) / origin_cites_number``.
   - *survey cites* (fallback) -- when no node of the survey carries ``cites``, the section's own
     citations are not in the data. The closest the data allows: every section with content (at least
-    :data:`~surge_dataset.records.CONTENT_MIN_CHARS` characters, protocol.md §4's "sections with
+    :data:`~surge_dataset.core.records.CONTENT_MIN_CHARS` characters, protocol.md §4's "sections with
     content") of a survey with a non-empty ``all_cites`` is a query, and its ``cites`` are the survey's
     ``all_cites`` (survey-level qrels, a superset of the section's); ``origin_cites_number`` is
     ``len(all_cites)`` and ``cite_extract_rate`` is null (unknown).
@@ -53,8 +53,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..records import CONTENT_MIN_CHARS, ROOT_TITLE
-from .validate import SurgeDataError
+from surge_dataset.core.records import CONTENT_MIN_CHARS, ROOT_TITLE
+from surge_dataset.data.validate import SurgeDataError
 
 DERIVATION_VERSION = 1
 MIN_CITES = 1

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..io import atomic_write_text
-from ..output_folder import claim_output_folder
-from ..records import Survey
-from .corpus import Corpus
+from surge_dataset.core.io import atomic_write_text
+from surge_dataset.core.output_folder import claim_output_folder
+from surge_dataset.core.records import Survey
+from surge_dataset.data.corpus import Corpus
 
 # Numeric citation markers already in a GT text (e.g. SurveyGen paragraphs) refer to the source paper's
 # own bibliography, not to the rendered reference list, so they are removed.

@@ -11,7 +11,7 @@ Conversion rules (the choices the SurveyGen data leaves open):
 * **Corpus** -- one paper per unique reference over *all* input files, in order of first appearance,
   ``doc_id`` 0, 1, ... A reference's identity is its ``matched_paper_id`` (Semantic Scholar corpus id)
   when present; a reference without one is identified by its normalised title
-  (:func:`~surge_dataset.normalise.normalise_title`) and joins the paper with an id whose title
+  (:func:`~surge_dataset.core.normalise.normalise_title`) and joins the paper with an id whose title
   normalises the same, if any. A reference with neither (GROBID often leaves empty titles) cannot
   be resolved by anyone and gets no corpus row. When duplicates disagree, the first non-empty value
   of each field wins. The surveys themselves are not added to the corpus.
@@ -62,11 +62,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError
-from ..io import atomic_write_json, reading_input
-from ..normalise import normalise_title
-from ..output_folder import claim_output_folder
-from ..records import OFFICIAL_FILES, ROOT_TITLE
+from surge_dataset.core.errors import InputFileError
+from surge_dataset.core.io import atomic_write_json, reading_input
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.output_folder import claim_output_folder
+from surge_dataset.core.records import OFFICIAL_FILES, ROOT_TITLE
 
 SIGNALS_FILE = "surveygen_signals.json"
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from ..errors import SurgeError
-from ..records import FIELDS_BY_CONFIG, ID_FIELD, NODE_FIELDS, ROOT_TITLE
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.records import FIELDS_BY_CONFIG, ID_FIELD, NODE_FIELDS, ROOT_TITLE
 
 
 class SurgeDataError(SurgeError, ValueError):

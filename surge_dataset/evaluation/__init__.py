@@ -15,10 +15,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ..records import CONTENT_MIN_CHARS as GT_CONTENT_MIN_CHARS
-from ..records import gt_content_sections
-from .compute import compute  # eager: a lazy name equal to its module's would be shadowed by the module
-from .config import (
+from surge_dataset.core.records import CONTENT_MIN_CHARS as GT_CONTENT_MIN_CHARS
+from surge_dataset.core.records import gt_content_sections
+from surge_dataset.evaluation.compute import (
+    compute,  # eager: a lazy name equal to its module's would be shadowed by the module
+)
+from surge_dataset.evaluation.config import (
     AGGREGATIONS,
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_NLI_MODEL,
@@ -31,11 +33,20 @@ from .config import (
     result_keys,
     skipped_without_judge,
 )
-from .metric import Metric, MetricOutput, ModelSet, Requests, get_metric, register, registry, unregister
+from surge_dataset.evaluation.metric import (
+    Metric,
+    MetricOutput,
+    ModelSet,
+    Requests,
+    get_metric,
+    register,
+    registry,
+    unregister,
+)
 
 if TYPE_CHECKING:
-    from .models import PrefetchedEncoder, PrefetchedNLI, judge_report
-    from .prepare import (
+    from surge_dataset.evaluation.models import PrefetchedEncoder, PrefetchedNLI, judge_report
+    from surge_dataset.evaluation.prepare import (
         PreparedSurvey,
         discover_passages,
         package_versions,
@@ -44,7 +55,7 @@ if TYPE_CHECKING:
         resolve_citations,
         survey_counts,
     )
-    from .runner import _average, evaluate_run, journal_path, score_survey
+    from surge_dataset.evaluation.runner import _average, evaluate_run, journal_path, score_survey
 
 #: Names imported on first use (``surge --help`` and the config-only commands need none of them): the
 #: run, the raw-input API and the models pull in pyarrow, the corpus and the parsers.

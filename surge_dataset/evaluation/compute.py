@@ -16,11 +16,17 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..records import Survey
-from ..settings import keyword_parameters, split_keywords
-from ..vocabulary import parse_list
-from .config import EvaluationConfig, RunOptions, pin_settings, result_keys, selected_metrics
-from .metric import needed_models
+from surge_dataset.core.records import Survey
+from surge_dataset.core.settings import keyword_parameters, split_keywords
+from surge_dataset.core.vocabulary import parse_list
+from surge_dataset.evaluation.config import (
+    EvaluationConfig,
+    RunOptions,
+    pin_settings,
+    result_keys,
+    selected_metrics,
+)
+from surge_dataset.evaluation.metric import needed_models
 
 __all__ = ["NOT_KEYWORDS", "compute", "gt_survey", "inputs_description"]
 
@@ -74,10 +80,10 @@ def compute(
     Returns the mean of every key over the surveys (``aggregate`` rules), ``per_survey`` (one dict of
     values per prediction), ``counts`` and ``diagnostics`` (one list per prediction), ``average_counts``.
     """
-    from ..data.dataset import SurgeData
-    from .models import build_models, model_factories
-    from .prepare import prepare_text
-    from .runner import average, prefetch_all, score_survey
+    from surge_dataset.data.dataset import SurgeData
+    from surge_dataset.evaluation.models import build_models, model_factories
+    from surge_dataset.evaluation.prepare import prepare_text
+    from surge_dataset.evaluation.runner import average, prefetch_all, score_survey
 
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references: one of each per survey")
@@ -123,7 +129,7 @@ compute.__signature__ = inspect.signature(compute).replace(parameters=[  # type:
 def inputs_description() -> str:
     """The ``Args:`` / ``Returns:`` text of every ``evaluate`` module and card, read off the settings
     declarations (``describe``), so a new setting shows up in every card with no edit."""
-    from ..settings import describe
+    from surge_dataset.core.settings import describe
 
     return f"""
 Args:

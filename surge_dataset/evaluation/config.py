@@ -1,6 +1,6 @@
 """The settings of an evaluation run and the choice of metrics (``--metrics``), read off the registry.
 
-Each setting is declared once, as a field made with :func:`~surge_dataset.settings.setting`: its help,
+Each setting is declared once, as a field made with :func:`~surge_dataset.core.settings.setting`: its help,
 choices and journal-key rule live there, and the CLI options of ``surge evaluate``, the keywords of
 :func:`~surge_dataset.evaluation.compute`, the ``evaluate`` cards' inputs text and the journal key are
 read off it. :class:`EvaluationConfig` holds what changes the numbers; :class:`RunOptions` how a run goes.
@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
-from ..errors import SettingError
-from ..settings import key_payload, setting
-from ..vocabulary import (
+from surge_dataset.core.defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.settings import key_payload, setting
+from surge_dataset.core.vocabulary import (
     AGGREGATIONS,
     ALCE_BACKENDS,
     BIB_SERVICES,
@@ -41,7 +41,7 @@ from ..vocabulary import (
     check_choice,
     parse_list,
 )
-from .metric import Metric, get_metric, needed_models, registry
+from surge_dataset.evaluation.metric import Metric, get_metric, needed_models, registry
 
 #: Metric aliases for ``--metrics``: ``all`` = the SurGE metrics (judged ones only with a judge).
 ALIASES = METRIC_GROUPS
@@ -129,7 +129,7 @@ class EvaluationConfig:
              "surge otherwise; the other judged metrics always use surge. Prompt wording is ours in both.")
     prompts_version: str | None = setting(
         None, key="judge", exposed=False,
-        help="Version of surge_dataset.prompts the judge saw (filled in when a judge is set).")
+        help="Version of surge_dataset.llm.prompts the judge saw (filled in when a judge is set).")
     judge_repeats: int = setting(
         1, key="judge", added_later=True,
         help="Ask every judged question K times as distinct samples: mean and <key>_std (ddof=1) per survey.")
@@ -191,7 +191,7 @@ class EvaluationConfig:
             self.judge_style = RELEASED_STYLE if official else SURGE_STYLE
         check_choice("judge_style", self.judge_style, JUDGE_STYLES)
         if self.judge_weighted and self.judge:
-            from ..llm.base import OPENAI, backend_kind
+            from surge_dataset.llm.base import OPENAI, backend_kind
 
             if backend_kind(self.judge) == OPENAI:
                 raise SettingError("judge_weighted needs a local judge (hf: or gguf:): servers do not expose the "
@@ -199,7 +199,7 @@ class EvaluationConfig:
         if self.judge_repeats < 1:
             raise SettingError(f"judge_repeats must be at least 1, not {self.judge_repeats}")
         if self.judge_repeats > 1 and self.judge_temperature is None:
-            from ..llm.judge import REPEAT_TEMPERATURE
+            from surge_dataset.llm.judge import REPEAT_TEMPERATURE
 
             self.judge_temperature = REPEAT_TEMPERATURE
         if self.judge_repeats == 1 and self.judge_temperature is not None:
@@ -208,7 +208,7 @@ class EvaluationConfig:
             raise SettingError(f"judge_temperature must be above 0 (repeats of a greedy answer are one answer), "
                              f"not {self.judge_temperature}")
         if self.judge and self.prompts_version is None:
-            from ..prompts import PROMPTS_VERSION
+            from surge_dataset.llm.prompts import PROMPTS_VERSION
 
             self.prompts_version = PROMPTS_VERSION
 
@@ -218,7 +218,7 @@ class EvaluationConfig:
         (``--dtype``), and the device is resolved before any model loads (``resolve_device=False``: left as
         given, for callers that hand in every model themselves)."""
         if resolve_device:
-            from ..models.base import resolve_device as best_device
+            from surge_dataset.models.base import resolve_device as best_device
 
             settings["device"] = best_device(settings.get("device"))  # type: ignore[arg-type]
         settings.setdefault("embedding_dtype", settings.get("dtype"))
@@ -227,7 +227,7 @@ class EvaluationConfig:
     def key(self, data_fingerprint: str) -> str:
         """The journal key: a resumed run reuses only surveys scored under the same key.
 
-        Read off each field's key rule (:mod:`surge_dataset.settings`): fields that cannot change the
+        Read off each field's key rule (:mod:`surge_dataset.core.settings`): fields that cannot change the
         numbers of the requested metrics are left out, and fields added later are left out at their
         defaults, so journals written before they existed keep their key.
         """
@@ -333,7 +333,7 @@ def judge_settings(config: EvaluationConfig, judge: object = None) -> dict[str, 
     """
     if not config.judge:
         return None
-    from ..llm.judge import REPEAT_TEMPERATURE, repeated_settings, style_settings
+    from surge_dataset.llm.judge import REPEAT_TEMPERATURE, repeated_settings, style_settings
 
     table = getattr(judge, "settings", None)
     table = table if isinstance(table, dict) else style_settings()
@@ -367,7 +367,7 @@ def record_models(results: dict[str, Any], *, local_only: bool = False) -> list[
     ``config.judge_settings`` and ``judge`` follows. ``local_only``: only settings that name a local path that
     exists here (results written before models were recorded by name; ``surge submit``). Returns the settings
     renamed."""
-    from ..models.identity import judge_identity, local_path, model_identity
+    from surge_dataset.models.identity import judge_identity, local_path, model_identity
 
     config = results["config"]
     models = dict(config.get("models") or {}) if local_only else {}

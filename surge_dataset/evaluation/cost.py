@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .config import EvaluationConfig, selected_metrics
-from .prepare import PreparedSurvey
+from surge_dataset.evaluation.config import EvaluationConfig, selected_metrics
+from surge_dataset.evaluation.prepare import PreparedSurvey
 
 __all__ = ["estimate_evaluation", "estimate_judge_requests"]
 
@@ -32,8 +32,8 @@ def estimate_judge_requests(
     cache_dir: Any = None,
 ) -> dict[str, Any]:
     """Calls, cache hits and tokens per metric for ``surveys`` under ``config``; sends nothing."""
-    from ..llm import Judge, make_llm
-    from ..llm.usage import TokenCounter
+    from surge_dataset.llm import Judge, make_llm
+    from surge_dataset.llm.usage import TokenCounter
 
     metrics = [m for m in selected_metrics(config) if "judge" in m.active_needs(config)]
     report: dict[str, Any] = {"judge": config.judge, "metrics": {}, "notes": [], "token_method": None}
@@ -97,8 +97,8 @@ def estimate_evaluation(
     cache_dir: Any = None,
 ) -> dict[str, Any]:
     """Prepare the folder's surveys as a run would, then :func:`estimate_judge_requests`. Writes nothing."""
-    from .config import pin_settings
-    from .runner import prepare_folder
+    from surge_dataset.evaluation.config import pin_settings
+    from surge_dataset.evaluation.runner import prepare_folder
 
     config = pin_settings(config, data)
     prepared, failures, excluded = prepare_folder(data, passage_dir, config)

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..vocabulary import MODEL_KINDS, UnknownNameError
+from surge_dataset.core.vocabulary import MODEL_KINDS, UnknownNameError
 
 if TYPE_CHECKING:
-    from .config import EvaluationConfig
-    from .prepare import PreparedSurvey
+    from surge_dataset.evaluation.config import EvaluationConfig
+    from surge_dataset.evaluation.prepare import PreparedSurvey
 
 __all__ = [
     "MODEL_KINDS",
@@ -144,7 +144,7 @@ class Metric:
     def pin(self, config: EvaluationConfig, data: Any) -> dict[str, Any]:
         """Settings this metric reads off the dataset (``data``, a ``SurgeData`` or None) or a file, fixed before
         anything is scored so that they enter the journal key and the results' ``config`` (``quiz``: the quiz
-        set and its fingerprint). Raises a :class:`~surge_dataset.errors.SurgeError` when the run cannot have
+        set and its fingerprint). Raises a :class:`~surge_dataset.core.errors.SurgeError` when the run cannot have
         them. Default: nothing to pin."""
         return {}
 
@@ -224,12 +224,12 @@ _LOADED = False
 def register(metric: type[Metric] | Metric, *, replace: bool = False) -> Any:
     """Add a metric (class or instance) to the registry; usable as a class decorator. Names are unique.
 
-    A name another metric has is settled by :mod:`surge_dataset.registries`' rule: a built-in keeps its
+    A name another metric has is settled by :mod:`surge_dataset.core.registries`' rule: a built-in keeps its
     name whatever is installed, two installed packages declaring one name are a
-    :class:`~surge_dataset.registries.NameClashError`, and code takes a built-in's or an earlier
+    :class:`~surge_dataset.core.registries.NameClashError`, and code takes a built-in's or an earlier
     registration's name only with ``replace=True``.
     """
-    from ..registries import provider_of, settle_registration
+    from surge_dataset.core.registries import provider_of, settle_registration
 
     instance = metric() if isinstance(metric, type) else metric
     for attribute in ("name", "keys"):
@@ -265,7 +265,7 @@ def registry() -> dict[str, Metric]:
     global _LOADED
     if not _LOADED:
         _LOADED = True
-        from . import metrics as builtin
+        from surge_dataset.evaluation import metrics as builtin
 
         for module in pkgutil.iter_modules(builtin.__path__):
             importlib.import_module(f"{builtin.__name__}.{module.name}")
@@ -279,7 +279,7 @@ def registry() -> dict[str, Metric]:
 
 
 def get_metric(name: str) -> Metric:
-    """The registered metric ``name``; :class:`~surge_dataset.vocabulary.UnknownNameError` (a ``KeyError``)
+    """The registered metric ``name``; :class:`~surge_dataset.core.vocabulary.UnknownNameError` (a ``KeyError``)
     naming the closest registered name otherwise."""
     try:
         return registry()[name]

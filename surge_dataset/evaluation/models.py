@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..vocabulary import MODEL_KINDS
-from .config import RunOptions
-from .metric import ModelSet
+from surge_dataset.core.vocabulary import MODEL_KINDS
+from surge_dataset.evaluation.config import RunOptions
+from surge_dataset.evaluation.metric import ModelSet
 
 __all__ = ["MODEL_OPTIONS", "LazyModel", "PrefetchedEncoder", "PrefetchedNLI", "build_models", "is_built", "judge_report",
            "model_factories", "model_needs", "unwrap"]
@@ -127,7 +127,7 @@ def judge_report(judge: Any) -> dict[str, Any]:
     report: dict[str, Any] = {"spec": getattr(judge, "spec", None)}
     llm = getattr(judge, "llm", None)
     if llm is not None:
-        from ..llm.openai_backend import redact_url
+        from surge_dataset.llm.openai_backend import redact_url
 
         report["base_url"] = redact_url(getattr(llm.backend, "base_url", None))
         report["llm"] = llm.stats.as_dict()
@@ -148,10 +148,10 @@ def model_needs(config: Any) -> list[Any]:
     """The models a run under ``config`` loads, as :class:`~surge_dataset.models.availability.ModelNeed` (name,
     option, the metrics that need it) for :func:`~surge_dataset.models.availability.preflight`: NLI, embedding
     and NER models, and a local judge (``hf:``, ``gguf:``; a server judge loads nothing here)."""
-    from ..llm.base import BackendSpec, LLMConfigurationError
-    from ..models.availability import ModelNeed
-    from ..vocabulary import GGUF, HF
-    from .config import selected_metrics
+    from surge_dataset.core.vocabulary import GGUF, HF
+    from surge_dataset.evaluation.config import selected_metrics
+    from surge_dataset.llm.base import BackendSpec, LLMConfigurationError
+    from surge_dataset.models.availability import ModelNeed
 
     metrics = selected_metrics(config)
     needs = []
@@ -165,7 +165,7 @@ def model_needs(config: Any) -> list[Any]:
         need = ModelNeed.named(spec.model, "--judge", users)
         needs.append(ModelNeed(f"hf:{spec.model}", need.flag, need.needed_for, repo=need.repo, local=need.local))
     elif spec is not None and spec.kind == GGUF:
-        from ..llm.local import gguf_location
+        from surge_dataset.llm.local import gguf_location
 
         local = Path(spec.model).expanduser()
         try:
@@ -188,19 +188,19 @@ def model_factories(config: Any, options: RunOptions | None = None, *, device: s
     batch_size, cache_dir, device = run.batch_size, run.cache_dir, device or config.device
 
     def nli() -> Any:
-        from ..models.nli import NLIScorer
+        from surge_dataset.models.nli import NLIScorer
 
         return NLIScorer(config.nli_model, device=device, dtype=config.dtype, batch_size=batch_size,
                          cache_dir=cache_dir)
 
     def encoder() -> Any:
-        from ..models.embed import Embedder
+        from surge_dataset.models.embed import Embedder
 
         return Embedder(config.embedding_model, device=device, dtype=config.embedding_dtype,
                         batch_size=batch_size, cache_dir=cache_dir)
 
     def judge() -> Any:
-        from ..llm import Judge, make_llm
+        from surge_dataset.llm import Judge, make_llm
 
         if not config.judge:
             raise ValueError("the selected metrics need an LLM judge: pass judge= (e.g. openai:gpt-4o)")
@@ -211,7 +211,7 @@ def model_factories(config: Any, options: RunOptions | None = None, *, device: s
         return Judge(llm, max_tries=config.judge_max_tries, weighted=config.judge_weighted, **extra)
 
     def ner() -> Any:
-        from ..models.ner import NERExtractor
+        from surge_dataset.models.ner import NERExtractor
 
         return NERExtractor(config.ner_model, device=device, batch_size=batch_size)
 

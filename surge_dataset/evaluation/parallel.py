@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SurgeError
-from ..models.cache import length_sorted_chunks
-from .metric import Metric, ModelSet, Requests
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.evaluation.metric import Metric, ModelSet, Requests
+from surge_dataset.models.cache import length_sorted_chunks
 
 __all__ = ["ModelShare", "ProcessGroup", "ProcessMismatchError", "process_group", "shared_model_pass"]
 
@@ -84,7 +84,7 @@ class ProcessGroup:
 
     @property
     def device(self) -> str | None:
-        from ..distributed import process_device
+        from surge_dataset.core.distributed import process_device
 
         return process_device(self.state)
 
@@ -125,7 +125,7 @@ class ProcessGroup:
 
 def process_group() -> ProcessGroup | None:
     """The launch this process belongs to, None for a single process (nothing to split)."""
-    from ..distributed import distributed_state
+    from surge_dataset.core.distributed import distributed_state
 
     state = distributed_state()
     return None if state is None or state.num_processes <= 1 else ProcessGroup(state)

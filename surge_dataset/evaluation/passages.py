@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError
+from surge_dataset.core.errors import InputFileError
 
 __all__ = ["find_passages", "recorded_passages"]
 

@@ -13,16 +13,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..data.corpus import Corpus
-from ..data.dataset import SurgeData
-from ..defaults import DEFAULT_DATA
-from ..errors import SurgeError
-from ..metadata import installed_versions
-from ..records import Paper, Survey
-from ..scoring.citations import CitationInstance
-from ..survey import GeneratedSurvey, parse_survey, read_survey_file
-from ..survey.decode import decode_survey_bytes
-from ..vocabulary import OFFICIAL
+from surge_dataset.core.defaults import DEFAULT_DATA
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.metadata import installed_versions
+from surge_dataset.core.records import Paper, Survey
+from surge_dataset.core.vocabulary import OFFICIAL
+from surge_dataset.data.corpus import Corpus
+from surge_dataset.data.dataset import SurgeData
+from surge_dataset.scoring.citations import CitationInstance
+from surge_dataset.survey import GeneratedSurvey, parse_survey, read_survey_file
+from surge_dataset.survey.decode import decode_survey_bytes
 
 
 @dataclass

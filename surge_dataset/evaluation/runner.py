@@ -13,11 +13,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..data.dataset import SurgeData
-from ..filters import SurveyFilter, split_entries
-from ..io import JsonlJournal, atomic_write_json, atomic_write_text
-from ..vocabulary import RELEASED
-from .config import (
+from surge_dataset.core.io import JsonlJournal, atomic_write_json, atomic_write_text
+from surge_dataset.core.vocabulary import RELEASED
+from surge_dataset.data.dataset import SurgeData
+from surge_dataset.data.filters import SurveyFilter, split_entries
+from surge_dataset.evaluation.config import (
     EvaluationConfig,
     RunOptions,
     judge_settings,
@@ -27,12 +27,18 @@ from .config import (
     result_keys,
     selected_metrics,
 )
-from .metric import Metric, ModelSet, Requests, diagnostic, needed_models
-from .models import build_models, is_built, judge_report, unwrap
-from .parallel import ProcessGroup, shared_model_pass
-from .passages import recorded_passages
-from .prepare import PreparedSurvey, discover_passages, package_versions, prepare_survey, survey_counts
-from .summary import _average, averaging_notes, expected_topics, released_zero_keys
+from surge_dataset.evaluation.metric import Metric, ModelSet, Requests, diagnostic, needed_models
+from surge_dataset.evaluation.models import build_models, is_built, judge_report, unwrap
+from surge_dataset.evaluation.parallel import ProcessGroup, shared_model_pass
+from surge_dataset.evaluation.passages import recorded_passages
+from surge_dataset.evaluation.prepare import (
+    PreparedSurvey,
+    discover_passages,
+    package_versions,
+    prepare_survey,
+    survey_counts,
+)
+from surge_dataset.evaluation.summary import _average, averaging_notes, expected_topics, released_zero_keys
 
 __all__ = ["evaluate_run", "journal_path", "prefetch_all", "prepare_folder", "resolution_details", "score_survey"]
 
@@ -55,7 +61,7 @@ def prefetch_all(
     """
     if not surveys:
         return None
-    from ..references import lookup_session
+    from surge_dataset.references import lookup_session
 
     metrics = selected_metrics(config)
     staged = [m for m in metrics if type(m).prefetch is not Metric.prefetch]

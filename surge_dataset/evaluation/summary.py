@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..vocabulary import RELEASED
-from .config import EvaluationConfig, result_keys, selected_metrics
+from surge_dataset.core.vocabulary import RELEASED
+from surge_dataset.evaluation.config import EvaluationConfig, result_keys, selected_metrics
 
 __all__ = ["DiagnosticKind", "averaging_lines", "averaging_notes", "expected_topics", "released_zero_keys",
            "summarise_diagnostics"]

@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..data.build import sha256_file, survey_of_query, survey_title_lookup
-from ..data.fresh_manifest import FRESH_MANIFEST, read_fresh_manifest
-from ..data.validate import check_records, read_json_array
-from ..errors import InputFileError, OutputFolderError
-from ..io import atomic_write_json, atomic_write_text, reading_input
-from ..output_folder import OutputKind, check_output_folder, replacing_output_folder
-from ..records import OFFICIAL_FILES, ROOT_TITLE
+from surge_dataset.core.errors import InputFileError, OutputFolderError
+from surge_dataset.core.io import atomic_write_json, atomic_write_text, reading_input
+from surge_dataset.core.output_folder import OutputKind, check_output_folder, replacing_output_folder
+from surge_dataset.core.records import OFFICIAL_FILES, ROOT_TITLE
+from surge_dataset.data.build import sha256_file, survey_of_query, survey_title_lookup
+from surge_dataset.data.fresh_manifest import FRESH_MANIFEST, read_fresh_manifest
+from surge_dataset.data.validate import check_records, read_json_array
 
 __all__ = [
     "DIMENSIONS",

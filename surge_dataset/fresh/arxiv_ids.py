@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping
 from datetime import date
 
-from ..references.arxiv_search import split_version
+from surge_dataset.references.arxiv_search import split_version
 
 __all__ = ["OLD_ARCHIVES", "bib_fields_arxiv_id", "find_arxiv_id", "normalise_arxiv_id"]
 

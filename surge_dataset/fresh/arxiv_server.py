@@ -31,8 +31,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
-from ..local_server import LocalHTTPServer, QuietHandler, send_answer
-from ..references.arxiv_search import split_version
+from surge_dataset.local_server import LocalHTTPServer, QuietHandler, send_answer
+from surge_dataset.references.arxiv_search import split_version
 
 __all__ = ["API_PATH", "ArxivPaper", "ArxivRecordedRequest", "ArxivServer", "QuerySyntaxError", "matches"]
 
@@ -272,7 +272,7 @@ class ArxivServer(LocalHTTPServer):
             return 400, _feed([], 0, 0, 0, "empty query")
         sort_by, descending = first.get("sortBy", "relevance"), first.get("sortOrder", "descending") == "descending"
         if sort_by == "relevance" and not ids:
-            from ..references.match import match_score
+            from surge_dataset.references.match import match_score
 
             texts = _searched_text(tree) if tree is not None else []
             found.sort(key=lambda p: (max((match_score(t, p.title) for t in texts), default=0.0),

@@ -50,10 +50,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..vocabulary import BBL, BIB, BibliographyKind
-from .arxiv_ids import bib_fields_arxiv_id, find_arxiv_id
-from .bibtex import MONTHS, read_bib_entries
-from .latex_text import latex_to_text, read_bracket_argument, read_group_argument
+from surge_dataset.core.vocabulary import BBL, BIB, BibliographyKind
+from surge_dataset.fresh.arxiv_ids import bib_fields_arxiv_id, find_arxiv_id
+from surge_dataset.fresh.bibtex import MONTHS, read_bib_entries
+from surge_dataset.fresh.latex_text import latex_to_text, read_bracket_argument, read_group_argument
 
 __all__ = [
     "ParsedBibliography",

@@ -42,8 +42,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
-from ..errors import SurgeError
-from ..references.arxiv_search import (
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.vocabulary import NO_CITATION_SOURCE, OPENALEX, SEMANTIC_SCHOLAR
+from surge_dataset.fresh.sources import HostPool, cache_key
+from surge_dataset.references.arxiv_search import (
     ASCENDING,
     DESCENDING,
     RELEVANCE,
@@ -53,12 +55,10 @@ from ..references.arxiv_search import (
     parse_feed,
     split_version,
 )
-from ..references.base import AnswerError, Request
-from ..references.http import LookupFailed
-from ..references.markup import plain_title
-from ..references.match import match_score
-from ..vocabulary import NO_CITATION_SOURCE, OPENALEX, SEMANTIC_SCHOLAR
-from .sources import HostPool, cache_key
+from surge_dataset.references.base import AnswerError, Request
+from surge_dataset.references.http import LookupFailed
+from surge_dataset.references.markup import plain_title
+from surge_dataset.references.match import match_score
 
 __all__ = ["PAGE_SIZE", "SURVEY_RULE", "ArxivApi", "ArxivRecord", "CitationCounts", "FreshSearchError",
            "IdListRejected", "RuleDecision", "SurveyRule", "candidate_query", "date_window", "survey_rule"]
@@ -164,7 +164,7 @@ def survey_rule(title: str, abstract: str, rule: SurveyRule = SURVEY_RULE) -> Ru
 
 def date_window(since: str, until: str | None, today: date | None = None) -> tuple[date, date]:
     """The window's first and last day (``until`` None: today, UTC); a bad date is a :class:`SettingError`."""
-    from ..errors import SettingError
+    from surge_dataset.core.errors import SettingError
 
     try:
         first = date.fromisoformat(since)
@@ -393,8 +393,8 @@ class CitationCounts:
         other form, and a second refusal is an answer ("not found this way", cached), never a failure to retry."""
         from pyalex import Works
 
-        from ..references.base import QueryRejected
-        from ..references.openalex import title_search, works_list, works_request
+        from surge_dataset.references.base import QueryRejected
+        from surge_dataset.references.openalex import title_search, works_list, works_request
 
         fields = ["id", "doi", "title", "cited_by_count"]
 
@@ -448,7 +448,7 @@ class CitationCounts:
         return found
 
     def _semantic_scholar(self, records: Sequence[ArxivRecord]) -> dict[str, dict[str, Any]]:
-        from ..references.base import env_value
+        from surge_dataset.references.base import env_value
 
         key = env_value(self.environ, "SEMANTIC_SCHOLAR_API_KEY")
         headers = {"x-api-key": key} if key else {}

@@ -11,7 +11,7 @@ In this order, each paper once:
    mitigate topic bias: pages of :data:`SAMPLE_PAGE` at random offsets of the date-sorted result list
    (``--seed``), :data:`SAMPLE_PER_PAGE` papers drawn from each, so the same seed draws the same papers.
 
-A paper is the same paper when its arXiv id or its normalised title (:func:`surge_dataset.normalise.normalise_title`,
+A paper is the same paper when its arXiv id or its normalised title (:func:`surge_dataset.core.normalise.normalise_title`,
 the evaluator's matching rule) is already in the corpus: it keeps its first doc id. With ``--base-corpus`` (a
 folder holding ``corpus.json`` or a built dataset), the base's papers come first, unchanged, with their doc ids;
 a cited paper the base already has (same normalised title) gets the base's doc id, so retrieval and the
@@ -28,9 +28,9 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError
-from ..normalise import normalise_title
-from .candidates import ARXIV_FIRST_DAY, ArxivRecord, category_clause, submitted_between
+from surge_dataset.core.errors import InputFileError
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.fresh.candidates import ARXIV_FIRST_DAY, ArxivRecord, category_clause, submitted_between
 
 __all__ = ["BaseCorpus", "CorpusBuilder", "SAMPLE_PAGE", "SAMPLE_PER_PAGE", "corpus_record", "sample_offsets",
            "topic_query"]
@@ -75,16 +75,16 @@ class BaseCorpus:
     def records(self) -> Iterator[dict[str, Any]]:
         """The base's corpus objects in file order, in the official schema."""
         if self.kind == "corpus.json":
-            from ..data.jsonstream import iter_json_array
-            from ..io import reading_input
+            from surge_dataset.core.io import reading_input
+            from surge_dataset.data.jsonstream import iter_json_array
 
             path = self.path / "corpus.json"
             with reading_input(path):
                 for batch in iter_json_array(path):
                     yield from batch
             return
-        from ..data.dataset import SurgeData
-        from ..data.export import row_to_official
+        from surge_dataset.data.dataset import SurgeData
+        from surge_dataset.data.export import row_to_official
 
         for batch in SurgeData.open(self.path).iter_corpus_batches():
             for row in batch.to_pylist():

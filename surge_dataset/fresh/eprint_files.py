@@ -13,9 +13,9 @@ import tarfile
 import zlib
 from collections.abc import Mapping
 
-from ..errors import SurgeError
-from ..vocabulary import BROKEN_LATEX, MALFORMED_ARCHIVE, SourceProblem
-from .latex_text import read_group_argument
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.vocabulary import BROKEN_LATEX, MALFORMED_ARCHIVE, SourceProblem
+from surge_dataset.fresh.latex_text import read_group_argument
 
 __all__ = [
     "MAX_INPUT_DEPTH",

@@ -54,9 +54,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..vocabulary import BIB, BROKEN_LATEX, NO_BIBLIOGRAPHY, NO_SECTIONS, NO_TEX, BibliographyKind
-from .bibliography import ParsedBibliography, find_bibliography
-from .eprint_files import (
+from surge_dataset.core.vocabulary import (
+    BIB,
+    BROKEN_LATEX,
+    NO_BIBLIOGRAPHY,
+    NO_SECTIONS,
+    NO_TEX,
+    BibliographyKind,
+)
+from surge_dataset.fresh.bibliography import ParsedBibliography, find_bibliography
+from surge_dataset.fresh.eprint_files import (
     MAX_INPUT_DEPTH,
     MAX_UNCOMPRESSED_BYTES,
     TEX_EXTENSIONS,
@@ -67,7 +74,7 @@ from .eprint_files import (
     expand_inputs,
     unpack_eprint,
 )
-from .latex_text import (
+from surge_dataset.fresh.latex_text import (
     collapse_whitespace,
     document_macros,
     find_closing_brace,

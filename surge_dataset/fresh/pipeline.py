@@ -34,12 +34,9 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..data.fresh_manifest import FRESH_KIND, FRESH_MANIFEST, FRESH_VERSION
-from ..data.queries import survey_topic
-from ..io import atomic_write_json, atomic_write_json_array
-from ..records import OFFICIAL_FILES
-from ..references.chain import web_service
-from ..vocabulary import (
+from surge_dataset.core.io import atomic_write_json, atomic_write_json_array
+from surge_dataset.core.records import OFFICIAL_FILES
+from surge_dataset.core.vocabulary import (
     ARXIV,
     ARXIV_SOURCE_HOST,
     BBL,
@@ -51,7 +48,9 @@ from ..vocabulary import (
     SOURCE_STAGE,
     parse_list,
 )
-from .candidates import (
+from surge_dataset.data.fresh_manifest import FRESH_KIND, FRESH_MANIFEST, FRESH_VERSION
+from surge_dataset.data.queries import survey_topic
+from surge_dataset.fresh.candidates import (
     ArxivApi,
     ArxivRecord,
     CitationCounts,
@@ -60,7 +59,7 @@ from .candidates import (
     date_window,
     survey_rule,
 )
-from .corpus import (
+from surge_dataset.fresh.corpus import (
     CITED,
     RANDOM,
     SAMPLE_PAGE,
@@ -70,9 +69,10 @@ from .corpus import (
     sample_offsets,
     topic_query,
 )
-from .resolve import BY_ID, EXACT, FUZZY, KeyResolver, TitleResolver
-from .settings import DEFAULT_CATEGORIES, FreshOptions
-from .sources import EPRINT_FOLDER, EprintStore, HostPool, parse_base_urls, source_url_for
+from surge_dataset.fresh.resolve import BY_ID, EXACT, FUZZY, KeyResolver, TitleResolver
+from surge_dataset.fresh.settings import DEFAULT_CATEGORIES, FreshOptions
+from surge_dataset.fresh.sources import EPRINT_FOLDER, EprintStore, HostPool, parse_base_urls, source_url_for
+from surge_dataset.references.chain import web_service
 
 __all__ = ["DEFAULT_CATEGORIES", "FreshOptions", "FreshResult", "id_origins", "run_fresh"]
 
@@ -107,9 +107,9 @@ class _Run:
     """One run's state (the steps of the module docstring, in order)."""
 
     def __init__(self, out: Path, options: FreshOptions, progress: Progress, environ: Mapping[str, str]) -> None:
-        from .. import __version__
-        from ..llm.cache import TextCache
-        from ..metadata import CODEBASE_URL
+        from surge_dataset import __version__
+        from surge_dataset.core.metadata import CODEBASE_URL
+        from surge_dataset.llm.cache import TextCache
 
         self.out, self.options, self.progress, self.environ = out, options, progress, dict(environ)
         self.cache_dir = Path(options.cache_dir) if options.cache_dir else out / "cache"
@@ -173,7 +173,7 @@ class _Run:
     # -- 2. sources -----------------------------------------------------------------------------------------
 
     def sources(self, records: list[ArxivRecord]) -> list[tuple[ArxivRecord, Any]]:
-        from .latex import SourceError, read_eprint
+        from surge_dataset.fresh.latex import SourceError, read_eprint
 
         override = self.urls.get(ARXIV_SOURCE_HOST)
 
@@ -268,7 +268,7 @@ class _Run:
         return builder
 
     def _sample(self, builder: CorpusBuilder, own: set[str]) -> None:
-        from .candidates import ARXIV_FIRST_DAY, category_clause, submitted_between
+        from surge_dataset.fresh.candidates import ARXIV_FIRST_DAY, category_clause, submitted_between
 
         query = f"{category_clause(self.categories)} AND {submitted_between(ARXIV_FIRST_DAY, self.last)}"
         try:
@@ -296,7 +296,7 @@ def id_origins(source: Any, keys: list[str]) -> dict[str, Any]:
 
 
 def _survey_record(survey_id: int, survey: dict[str, Any]) -> dict[str, Any]:
-    from .latex import structure_nodes
+    from surge_dataset.fresh.latex import structure_nodes
 
     record: ArxivRecord = survey["record"]
     structure = structure_nodes(survey["source"], survey["cite_ids"])
@@ -312,9 +312,9 @@ def _survey_record(survey_id: int, survey: dict[str, Any]) -> dict[str, Any]:
 def run_fresh(out: str | os.PathLike[str], options: FreshOptions, *, progress: Progress | None = None,
               environ: Mapping[str, str] | None = None) -> FreshResult:
     """Build a fresh split into ``out`` (module docstring); resumable: rerun the same call after a crash."""
-    from ..data.queries import derive_queries
-    from ..metadata import installed_versions
-    from ..output_folder import claim_output_folder
+    from surge_dataset.core.metadata import installed_versions
+    from surge_dataset.core.output_folder import claim_output_folder
+    from surge_dataset.data.queries import derive_queries
 
     started = time.monotonic()
     out = claim_output_folder(out, "official-json", "surge data fresh",

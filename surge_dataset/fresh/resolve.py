@@ -33,15 +33,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..normalise import normalise_title
-from ..references.chain import ChainOptions, ReferenceChain
-from ..references.labels import best_candidate
-from ..references.match import match_score
-from ..vocabulary import ARXIV
-from .candidates import ArxivApi, ArxivRecord
-from .latex import LatexSource
-from .settings import DEFAULT_THRESHOLD
-from .sources import HostPool
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.vocabulary import ARXIV
+from surge_dataset.fresh.candidates import ArxivApi, ArxivRecord
+from surge_dataset.fresh.latex import LatexSource
+from surge_dataset.fresh.settings import DEFAULT_THRESHOLD
+from surge_dataset.fresh.sources import HostPool
+from surge_dataset.references.chain import ChainOptions, ReferenceChain
+from surge_dataset.references.labels import best_candidate
+from surge_dataset.references.match import match_score
 
 __all__ = ["BY_ID", "DEFAULT_THRESHOLD", "EXACT", "FUZZY", "ID_TITLE_FLOOR", "MIN_TITLE_LETTERS", "KeyResolver", "Resolution",
            "ResolvedKeys", "TitleResolver"]

@@ -9,9 +9,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import SettingError
-from ..settings import setting
-from ..vocabulary import CITATION_SOURCES, OPENALEX, check_choice, parse_list
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.settings import setting
+from surge_dataset.core.vocabulary import CITATION_SOURCES, OPENALEX, check_choice, parse_list
 
 __all__ = ["DEFAULT_CATEGORIES", "DEFAULT_THRESHOLD", "FreshOptions"]
 
@@ -51,8 +51,8 @@ class FreshOptions:
     concurrency: int = setting(4, help="Downloads and title look-ups in flight (each host keeps --rate).")
 
     def __post_init__(self) -> None:
-        from .candidates import date_window
-        from .sources import parse_base_urls
+        from surge_dataset.fresh.candidates import date_window
+        from surge_dataset.fresh.sources import parse_base_urls
 
         check_choice("citations_from", self.citations_from, CITATION_SOURCES)
         date_window(self.since, self.until)
@@ -67,7 +67,7 @@ class FreshOptions:
         parse_base_urls(self.bib_base_url)
 
     def to_json(self) -> dict[str, Any]:
-        from ..llm.openai_backend import redact_url
+        from surge_dataset.llm.openai_backend import redact_url
 
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
         data["bib_base_url"] = [redact_url(u) for u in self.bib_base_url]

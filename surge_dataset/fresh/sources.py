@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import SettingError
-from ..io import atomic_path, atomic_write_json
-from ..references.base import Request
-from ..references.http import AnswerTooLong, LookupFailed, ServiceStats, Transport
-from ..vocabulary import FRESH_HOSTS, check_choice
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.io import atomic_path, atomic_write_json
+from surge_dataset.core.vocabulary import FRESH_HOSTS, check_choice
+from surge_dataset.references.base import Request
+from surge_dataset.references.http import AnswerTooLong, LookupFailed, ServiceStats, Transport
 
 __all__ = ["CACHE_NAME", "EPRINT_FOLDER", "Eprint", "EprintStore", "HostPool", "cache_key", "parse_base_urls",
            "source_url_for"]
@@ -41,7 +41,7 @@ TOO_LARGE_SUFFIX = ".too-large"  #: an e-print over MAX_ANSWER_BYTES: not asked 
 
 def cache_key(*parts: str) -> str:
     """The key of one API answer in ``fresh.sqlite`` (versioned: a format change simply misses)."""
-    from ..llm.cache import make_key
+    from surge_dataset.llm.cache import make_key
 
     return make_key(CACHE_VERSION, *parts)
 

@@ -24,8 +24,8 @@ The core never imports the ``baselines`` package: it is a plugin like any other.
 
 from __future__ import annotations
 
-from .draft import Draft, DraftSection, GuideSection, Topic, label_of
-from .generator import (
+from surge_dataset.generation.draft import Draft, DraftSection, GuideSection, Topic, label_of
+from surge_dataset.generation.generator import (
     ENTRY_POINT_GROUP,
     GenerationError,
     Generator,
@@ -33,10 +33,15 @@ from .generator import (
     get_generator,
     register_generator,
 )
-from .inputs import guidance_of, read_run_topk, topic_of, usable_papers
-from .llm_calls import PromptFitter, RecordingLLM, StageProgress, TokenCounter
-from .markdown import RenderedSurvey, clean_heading, is_references_title, render_markdown
-from .run import (
+from surge_dataset.generation.inputs import guidance_of, read_run_topk, topic_of, usable_papers
+from surge_dataset.generation.llm_calls import PromptFitter, RecordingLLM, StageProgress, TokenCounter
+from surge_dataset.generation.markdown import (
+    RenderedSurvey,
+    clean_heading,
+    is_references_title,
+    render_markdown,
+)
+from surge_dataset.generation.run import (
     FAILURE_DIR,
     SIDECAR_NAME,
     SIDECAR_VERSION,

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..llm.base import BackendSpec, Completion, Conversation, GenerationSettings, as_conversation
-from ..llm.usage import TokenCounter
-from .generator import GenerationError, Generator
-from .inputs import all_queries, read_run_topk
-from .llm_calls import PromptFitter
-from .run import generate_one, survey_inputs
+from surge_dataset.generation.generator import GenerationError, Generator
+from surge_dataset.generation.inputs import all_queries, read_run_topk
+from surge_dataset.generation.llm_calls import PromptFitter
+from surge_dataset.generation.run import generate_one, survey_inputs
+from surge_dataset.llm.base import BackendSpec, Completion, Conversation, GenerationSettings, as_conversation
+from surge_dataset.llm.usage import TokenCounter
 
 __all__ = ["GenerationEstimate", "PlaceholderLLM", "estimate_generation", "placeholder_answer"]
 
@@ -141,7 +141,7 @@ def _context_length(spec: BackendSpec, given: int | None) -> int | None:
         return given or None
     if spec.kind in ("hf", "gguf"):
         try:
-            from ..llm.local import TransformersBackend
+            from surge_dataset.llm.local import TransformersBackend
 
             return TransformersBackend(spec).context_length()
         except Exception:  # noqa: BLE001 - unknown context: prompts are counted as built

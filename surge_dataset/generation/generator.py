@@ -13,7 +13,7 @@ A generator is found by ``surge generate --system NAME`` (or :func:`get_generato
        rag = "baselines.rag:RAG"
 
 The core never imports a generator's package by name. Two providers of one name are settled by the rule
-of :mod:`surge_dataset.registries`: a built-in name (an entry point of surge-bench itself) keeps its
+of :mod:`surge_dataset.core.registries`: a built-in name (an entry point of surge-bench itself) keeps its
 system whatever is installed; two installed packages declaring one name are a ``NameClashError`` when
 that name is asked for; the decorator takes an installed package's name, but a built-in's or an earlier
 registration's only with ``replace=True``.
@@ -27,12 +27,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from typing import Any, ClassVar
 
-from ..errors import SettingError, SurgeError
-from ..records import Paper
-from ..registries import IN_PROCESS, Provider, choose, entry_point_providers, settle_registration
-from ..vocabulary import UnknownNameError
-from .draft import Draft, Topic
-from .llm_calls import RecordingLLM
+from surge_dataset.core.errors import SettingError, SurgeError
+from surge_dataset.core.records import Paper
+from surge_dataset.core.registries import (
+    IN_PROCESS,
+    Provider,
+    choose,
+    entry_point_providers,
+    settle_registration,
+)
+from surge_dataset.core.vocabulary import UnknownNameError
+from surge_dataset.generation.draft import Draft, Topic
+from surge_dataset.generation.llm_calls import RecordingLLM
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -69,7 +75,7 @@ class Generator:
     prompts_version: ClassVar[str] = ""
 
     def __init__(self, *, max_new_tokens: int = 1024, temperature: float = 0.0, **options: Any) -> None:
-        from ..llm import GenerationSettings
+        from surge_dataset.llm import GenerationSettings
 
         self.settings = GenerationSettings(max_new_tokens=int(max_new_tokens), temperature=float(temperature))
         known = self.option_defaults()
@@ -116,7 +122,7 @@ class Generator:
         A request that failed after every retry raises :class:`GenerationError` (the survey is reported
         as failed and resumes from the cache on a rerun); any answer text, even garbage, is returned.
         """
-        from ..prompts import get_prompt
+        from surge_dataset.llm.prompts import get_prompt
 
         if not values:
             return []
@@ -243,7 +249,7 @@ def available_generators() -> list[str]:
 def get_generator(name: str, **options: Any) -> Generator:
     """A generator by name (``rag``, ``autosurvey`` ..., see :mod:`this module <.generator>`) or ``module:Class``.
 
-    An unknown name is a :class:`~surge_dataset.vocabulary.UnknownNameError` (a ``KeyError``) naming the
+    An unknown name is a :class:`~surge_dataset.core.vocabulary.UnknownNameError` (a ``KeyError``) naming the
     closest known one; a name two installed packages declare, a ``NameClashError`` (a ``ValueError``).
     """
     return _generator_class(name)(**options)

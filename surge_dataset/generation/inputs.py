@@ -6,9 +6,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..normalise import normalise_title
-from ..records import Paper, Survey
-from .draft import GuideSection, Topic
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.records import Paper, Survey
+from surge_dataset.generation.draft import GuideSection, Topic
 
 __all__ = ["guidance_of", "paper_lines", "read_run_topk", "topic_of", "usable_papers"]
 
@@ -45,7 +45,7 @@ def guidance_of(survey: Survey, queries: Iterable[Any]) -> tuple[GuideSection, .
 
 def read_run_topk(run_path: str | Path, top_k: int) -> dict[int, list[int]]:
     """``{survey_id: [doc_id, ...]}``: the top-k of a survey-title run (query id = survey id)."""
-    from ..retrieval.runs import QUERY_TYPES, RunFormatError, read_run_metadata, read_trec_run
+    from surge_dataset.retrieval.runs import QUERY_TYPES, RunFormatError, read_run_metadata, read_trec_run
 
     meta = read_run_metadata(run_path)
     if meta.get("query_type") not in (None, QUERY_TYPES[0]):  # titles

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..llm.usage import TokenCounter
+from surge_dataset.llm.usage import TokenCounter
 
 __all__ = ["PromptFitter", "RecordingLLM", "StageProgress", "TokenCounter"]
 

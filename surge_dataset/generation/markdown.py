@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..normalise import normalise_title
-from .draft import Draft, DraftSection
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.generation.draft import Draft, DraftSection
 
 __all__ = ["RenderedSurvey", "clean_heading", "is_references_title", "render_markdown"]
 

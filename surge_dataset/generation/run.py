@@ -16,14 +16,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..io import atomic_write_json, atomic_write_text
-from ..metadata import installed_versions
-from ..records import Paper
-from .draft import Topic
-from .generator import GenerationError, Generator
-from .inputs import all_queries, guidance_of, read_run_topk, topic_of, usable_papers
-from .llm_calls import PromptFitter, RecordingLLM, StageProgress, TokenCounter
-from .markdown import RenderedSurvey, render_markdown
+from surge_dataset.core.io import atomic_write_json, atomic_write_text
+from surge_dataset.core.metadata import installed_versions
+from surge_dataset.core.records import Paper
+from surge_dataset.generation.draft import Topic
+from surge_dataset.generation.generator import GenerationError, Generator
+from surge_dataset.generation.inputs import all_queries, guidance_of, read_run_topk, topic_of, usable_papers
+from surge_dataset.generation.llm_calls import PromptFitter, RecordingLLM, StageProgress, TokenCounter
+from surge_dataset.generation.markdown import RenderedSurvey, render_markdown
 
 __all__ = [
     "FAILURE_DIR",
@@ -190,10 +190,10 @@ def generate_surveys(
     alike. ``parallel_surveys`` > 1 generates that many surveys at once in threads (for ``openai:``
     servers, whose request pool a single survey's stages rarely fill).
     """
-    from ..llm import LLMConfigurationError
-    from ..models.base import ModelLoadError
-    from ..output_folder import claim_output_folder
-    from ..prompts import PROMPTS_VERSION
+    from surge_dataset.core.output_folder import claim_output_folder
+    from surge_dataset.llm import LLMConfigurationError
+    from surge_dataset.llm.prompts import PROMPTS_VERSION
+    from surge_dataset.models.base import ModelLoadError
 
     # A resumable writer: an earlier run's folder is written into; someone else's files never are.
     out = claim_output_folder(out, "generated-surveys", "surge generate",

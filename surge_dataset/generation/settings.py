@@ -1,10 +1,10 @@
-"""The settings of a generation run (``surge generate``), each declared once with :func:`~surge_dataset.settings.setting`.
+"""The settings of a generation run (``surge generate``), each declared once with :func:`~surge_dataset.core.settings.setting`.
 
 :class:`GenerationConfig` holds what changes the generated text, and which surveys are generated;
 :class:`GenerationRunOptions` holds how a run goes, which never changes a word of it. The CLI options are
 read off these fields (flag, default, help, choices: ``settings.option``), and every check lives in the
-``__post_init__`` methods, so ``surge generate``, ``python -m surge_dataset.cli_generate`` and a library
-caller are checked alike. A wrong setting is a :class:`~surge_dataset.errors.SettingError` (a
+``__post_init__`` methods, so ``surge generate``, ``python -m surge_dataset.cli.generate`` and a library
+caller are checked alike. A wrong setting is a :class:`~surge_dataset.core.errors.SettingError` (a
 ``ValueError``; in the CLI one line and exit 2, as every ``SurgeError``).
 
 Key rules (``key=``) say what enters a run's resume key (``generation/run.py``: the system, its options and
@@ -20,12 +20,12 @@ from dataclasses import InitVar, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SettingError
-from ..settings import setting
-from ..vocabulary import ALL_SPLITS, GGUF, HF, OPENAI, SPLITS, Split, check_choice, parse_ids
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.settings import setting
+from surge_dataset.core.vocabulary import ALL_SPLITS, GGUF, HF, OPENAI, SPLITS, Split, check_choice, parse_ids
 
 if TYPE_CHECKING:
-    from .generator import Generator
+    from surge_dataset.generation.generator import Generator
 
 __all__ = ["GenerationConfig", "GenerationRunOptions", "parse_system_options"]
 
@@ -87,7 +87,7 @@ class GenerationConfig:
         help="System option KEY=VALUE (repeatable), e.g. -o max_sections=6 -o signals=surveygen_signals.json.")
 
     def __post_init__(self) -> None:
-        from ..llm.base import BackendSpec
+        from surge_dataset.llm.base import BackendSpec
 
         BackendSpec.parse(self.llm)  # an LLMConfigurationError names the three forms
         self.system_options = parse_system_options(self.system_options)
@@ -110,7 +110,9 @@ class GenerationConfig:
     @functools.cached_property
     def generator(self) -> Generator:
         """The system, built from ``system``, ``system_options``, ``max_new_tokens`` and ``temperature``."""
-        from .generator import get_generator  # an unknown name or option is a SurgeError (one line, exit 2)
+        from surge_dataset.generation.generator import (
+            get_generator,  # an unknown name or option is a SurgeError (one line, exit 2)
+        )
 
         return get_generator(self.system, max_new_tokens=self.max_new_tokens, temperature=self.temperature,
                                **self.system_options)
@@ -130,7 +132,7 @@ class GenerationConfig:
     @property
     def local(self) -> bool:
         """The LLM runs in this process (hf:/gguf:), not on a server."""
-        from ..llm.base import backend_kind
+        from surge_dataset.llm.base import backend_kind
 
         return backend_kind(self.llm) in LOCAL_BACKENDS
 
@@ -170,8 +172,8 @@ class GenerationRunOptions:
     llm: InitVar[str | None] = None
 
     def __post_init__(self, llm: str | None) -> None:
-        from ..llm.base import backend_kind
-        from ..llm.usage import parse_price
+        from surge_dataset.llm.base import backend_kind
+        from surge_dataset.llm.usage import parse_price
 
         if self.parallel_surveys > 1 and llm is not None and backend_kind(llm) != OPENAI:
             raise SettingError(
@@ -195,7 +197,7 @@ class GenerationRunOptions:
         ``threads=0``. Checked before the run: a bad ``$SURGE_NUM_THREADS`` is the user's to fix."""
         if not config.local or self.threads == 0:
             return None
-        from ..models.threads import resolve_threads
+        from surge_dataset.models.threads import resolve_threads
 
         try:
             return resolve_threads(self.threads).threads

@@ -59,16 +59,16 @@ import and its report). The public names are re-exported here.
 
 from __future__ import annotations
 
-from .convert import convert_document
-from .formats import FORMATS, READERS, read_documents
-from .markdown import read_markdown
-from .records import DEFAULT_THRESHOLD, PeerDocument, RefEntry, SourceNotFoundError
-from .records import NEAR_MISS as NEAR_MISS
-from .records import STORM_ARTICLES as STORM_ARTICLES
-from .records import TEXT_SUFFIXES as TEXT_SUFFIXES
-from .report import ImportReport, import_outputs, report_path
-from .resolution import TitleMatcher
-from .titles import entry_titles
+from surge_dataset.importers.convert import convert_document
+from surge_dataset.importers.formats import FORMATS, READERS, read_documents
+from surge_dataset.importers.markdown import read_markdown
+from surge_dataset.importers.records import DEFAULT_THRESHOLD, PeerDocument, RefEntry, SourceNotFoundError
+from surge_dataset.importers.records import NEAR_MISS as NEAR_MISS
+from surge_dataset.importers.records import STORM_ARTICLES as STORM_ARTICLES
+from surge_dataset.importers.records import TEXT_SUFFIXES as TEXT_SUFFIXES
+from surge_dataset.importers.report import ImportReport, import_outputs, report_path
+from surge_dataset.importers.resolution import TitleMatcher
+from surge_dataset.importers.titles import entry_titles
 
 __all__ = [
     "DEFAULT_THRESHOLD",

@@ -11,15 +11,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..normalise import normalise_title
-from ..survey.citations import CITATION_GROUP_RE, read_citation_group, split_protected
-from ..survey.headings import is_references_title, paper_heading_skipped, strip_wrapping_emphasis
-from ..survey.official_parse import official_reference
-from ..survey.tree import FENCE_RE
-from .keys import KEY_GROUP_RE, cites_as_keys, key_citation
-from .markdown import _HEADING_RE, _YEAR_RE, _first_surname
-from .records import PeerDocument, RefEntry
-from .resolution import TitleMatcher
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.importers.keys import KEY_GROUP_RE, cites_as_keys, key_citation
+from surge_dataset.importers.markdown import _HEADING_RE, _YEAR_RE, _first_surname
+from surge_dataset.importers.records import PeerDocument, RefEntry
+from surge_dataset.importers.resolution import TitleMatcher
+from surge_dataset.survey.citations import CITATION_GROUP_RE, read_citation_group, split_protected
+from surge_dataset.survey.headings import is_references_title, paper_heading_skipped, strip_wrapping_emphasis
+from surge_dataset.survey.official_parse import official_reference
+from surge_dataset.survey.tree import FENCE_RE
 
 # ------------------------------------------------------------------------------------------ citations
 

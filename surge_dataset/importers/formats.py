@@ -2,7 +2,7 @@
 ``inspect``): each yields :class:`PeerDocument` records, or ``(source, reason)`` for what it has to skip.
 
 :data:`READERS` is the one list of formats: :data:`FORMATS` (and so ``surge import --format``) is read off
-it, and ``tests/test_registries.py`` checks it names the words of :data:`~surge_dataset.vocabulary.ImportFormat`.
+it, and ``tests/test_registries.py`` checks it names the words of :data:`~surge_dataset.core.vocabulary.ImportFormat`.
 """
 
 from __future__ import annotations
@@ -12,12 +12,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..survey import decode_survey_bytes
-from ..vocabulary import ImportFormat, check_choice
-from .keys import Bibliography, bibliography_beside, read_bibliography
-from .latex import read_latex_documents
-from .markdown import read_markdown
-from .records import STORM_ARTICLES, TEXT_SUFFIXES, PeerDocument, RefEntry, SourceNotFoundError
+from surge_dataset.core.vocabulary import ImportFormat, check_choice
+from surge_dataset.importers.keys import Bibliography, bibliography_beside, read_bibliography
+from surge_dataset.importers.latex import read_latex_documents
+from surge_dataset.importers.markdown import read_markdown
+from surge_dataset.importers.records import (
+    STORM_ARTICLES,
+    TEXT_SUFFIXES,
+    PeerDocument,
+    RefEntry,
+    SourceNotFoundError,
+)
+from surge_dataset.survey import decode_survey_bytes
 
 #: What a reader yields: a peer survey, or ``(source, reason)`` for an input it has to skip.
 Item = PeerDocument | tuple[str, str]
@@ -215,7 +221,7 @@ def _autosurvey_reader(root: Path) -> Iterator[Item]:
 def _inspect_reader(root: Path) -> Iterator[Item]:
     """Inspect logs of ``surge/survey`` (a .eval/.json log or a folder of them); inspect_ai loads only for this
     format (imported here: ``inspect.log_reader`` imports this package's parsers)."""
-    from ..inspect.log_reader import read_inspect_logs
+    from surge_dataset.inspect.log_reader import read_inspect_logs
 
     return read_inspect_logs(root)
 
@@ -237,7 +243,7 @@ def read_documents(fmt: str, source: str | Path, *, bib: str | Path | None = Non
     """Every peer survey under ``source`` in format ``fmt``; a ``(path, reason)`` pair for each input that
     cannot be read as one (an empty file among them: a run that failed). ``bib``: the bibliography that
     resolves citations by key (``.bib`` or ``.bbl``), instead of the one beside each survey. An unknown
-    ``fmt`` is a :class:`~surge_dataset.vocabulary.ChoiceError` naming the formats and the closest one; a
+    ``fmt`` is a :class:`~surge_dataset.core.vocabulary.ChoiceError` naming the formats and the closest one; a
     missing ``source`` or ``bib`` a :class:`SourceNotFoundError`."""
     check_choice("format", fmt, FORMATS)
     root = Path(source)

@@ -24,11 +24,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..fresh.bibliography import parse_bbl, parse_bib
-from ..fresh.eprint_files import decode_text
-from ..fresh.latex import iter_citations
-from ..fresh.latex_text import strip_comments
-from .records import RefEntry
+from surge_dataset.fresh.bibliography import parse_bbl, parse_bib
+from surge_dataset.fresh.eprint_files import decode_text
+from surge_dataset.fresh.latex import iter_citations
+from surge_dataset.fresh.latex_text import strip_comments
+from surge_dataset.importers.records import RefEntry
 
 __all__ = ["KEY_GROUP_RE", "Bibliography", "bibliography_beside", "cites_as_keys", "key_citation", "read_bibliography"]
 

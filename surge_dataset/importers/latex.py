@@ -23,10 +23,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..fresh.eprint_files import decode_text
-from ..fresh.latex import LatexNode, SourceError, iter_citations, read_latex_files
-from ..fresh.latex_text import strip_comments
-from .records import PeerDocument, RefEntry, SourceNotFoundError
+from surge_dataset.fresh.eprint_files import decode_text
+from surge_dataset.fresh.latex import LatexNode, SourceError, iter_citations, read_latex_files
+from surge_dataset.fresh.latex_text import strip_comments
+from surge_dataset.importers.records import PeerDocument, RefEntry, SourceNotFoundError
 
 __all__ = ["LATEX_SUFFIXES", "read_latex_documents"]
 

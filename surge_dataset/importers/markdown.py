@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from ..normalise import normalise_title
-from .records import PeerDocument, RefEntry
-from .titles import entry_titles
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.importers.records import PeerDocument, RefEntry
+from surge_dataset.importers.titles import entry_titles
 
 # ------------------------------------------------------------------------------------------ Markdown
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import SurgeError
+from surge_dataset.core.errors import SurgeError
 
 #: ``--threshold``: a fuzzy title match needs rapidfuzz ``fuzz.ratio`` (0-100) on processed titles at least this.
 DEFAULT_THRESHOLD = 90.0

@@ -9,15 +9,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ..evaluation.prepare import prepare_survey, survey_counts
-from ..io import atomic_write_json, atomic_write_text
-from ..output_folder import check_output_folder, write_marker
-from ..vocabulary import INSPECT_LOG, PROTOCOLS
-from .convert import convert_document
-from .formats import read_documents
-from .markdown import text_problem
-from .records import DEFAULT_THRESHOLD
-from .resolution import TitleMatcher, _survey_matcher
+from surge_dataset.core.io import atomic_write_json, atomic_write_text
+from surge_dataset.core.output_folder import check_output_folder, write_marker
+from surge_dataset.core.vocabulary import INSPECT_LOG, PROTOCOLS
+from surge_dataset.evaluation.prepare import prepare_survey, survey_counts
+from surge_dataset.importers.convert import convert_document
+from surge_dataset.importers.formats import read_documents
+from surge_dataset.importers.markdown import text_problem
+from surge_dataset.importers.records import DEFAULT_THRESHOLD
+from surge_dataset.importers.resolution import TitleMatcher, _survey_matcher
 
 
 @dataclass
@@ -143,7 +143,7 @@ def import_outputs(
                                "matched_by": how, **record})
     result.surveys.sort(key=lambda s: s["survey_id"])
     if fmt == INSPECT_LOG and Path(source).is_file() and result.surveys:
-        from ..inspect.results import write_inspect_results
+        from surge_dataset.inspect.results import write_inspect_results
 
         result.results = str(out.with_name(out.name + ".results.json"))
         write_inspect_results(source, result.results, passages=out)

@@ -7,8 +7,8 @@ import bisect
 from collections.abc import Sequence
 from typing import Any
 
-from ..normalise import normalise_title
-from .records import DEFAULT_THRESHOLD, NEAR_MISS, PeerDocument
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.importers.records import DEFAULT_THRESHOLD, NEAR_MISS, PeerDocument
 
 # ------------------------------------------------------------------------------------------ resolution
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..survey import parse_survey
-from ..survey.paper_parse import MARKDOWN_LINK_RE
+from surge_dataset.survey import parse_survey
+from surge_dataset.survey.paper_parse import MARKDOWN_LINK_RE
 
 _BULLET_RE = re.compile(r"^\s*[-*+\u2022]\s+")
 _URL_RE = re.compile(r"<?https?://\S+>?")

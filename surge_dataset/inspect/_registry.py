@@ -14,7 +14,7 @@ __all__ = ["survey"]
 if find_spec("inspect_ai") is not None:
     from inspect_ai import task
 
-    from .task import TASK_NAME
-    from .task import survey as _survey
+    from surge_dataset.inspect.task import TASK_NAME
+    from surge_dataset.inspect.task import survey as _survey
 
     survey = task(name=TASK_NAME)(_survey)

@@ -1,4 +1,4 @@
-"""The prompts of the Inspect task, registered in :mod:`surge_dataset.prompts` (named, versioned).
+"""The prompts of the Inspect task, registered in :mod:`surge_dataset.llm.prompts` (named, versioned).
 
 Two templates, one per input mode: ``inspect.survey.papers`` (a TREC run's top-k papers are shown as
 ``[P3] Title. Abstract: ...`` lines and cited back by label, as the baselines do) and
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..generation.inputs import paper_lines as generation_paper_lines
-from ..prompts import PROMPTS, PromptTemplate, register
-from ..records import Paper
+from surge_dataset.core.records import Paper
+from surge_dataset.generation.inputs import paper_lines as generation_paper_lines
+from surge_dataset.llm.prompts import PROMPTS, PromptTemplate, register
 
 __all__ = ["ABSTRACT_CHARS", "INSPECT_PROMPTS_VERSION", "PAPERS_PROMPT", "TOPIC_PROMPT", "paper_lines"]
 

@@ -14,12 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError
-from ..evaluation.config import EvaluationConfig
-from ..evaluation.prepare import package_versions
-from ..evaluation.runner import average
-from ..io import atomic_write_json
-from .log_reader import inspect_log_files, log_provenance, surge_samples
+from surge_dataset.core.errors import InputFileError
+from surge_dataset.core.io import atomic_write_json
+from surge_dataset.evaluation.config import EvaluationConfig
+from surge_dataset.evaluation.prepare import package_versions
+from surge_dataset.evaluation.runner import average
+from surge_dataset.inspect.log_reader import inspect_log_files, log_provenance, surge_samples
 
 __all__ = ["inspect_results", "write_inspect_results"]
 
@@ -74,7 +74,7 @@ def inspect_results(log: str | Path, passages: str | Path | None = None) -> dict
     config = EvaluationConfig(metrics=list(settings["metrics"]), protocol=settings["protocol"],
                               aggregate=settings["aggregate"])
     if graders:
-        from ..prompts import PROMPTS_VERSION
+        from surge_dataset.llm.prompts import PROMPTS_VERSION
 
         settings["judge"] = ", ".join(f"inspect:{g}" for g in sorted(graders))
         settings["prompts_version"] = PROMPTS_VERSION

@@ -18,12 +18,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ..evaluation.compute import compute
-from ..evaluation.config import EvaluationConfig, parse_metrics, pin_settings
-from ..evaluation.metric import get_metric
-from ..evaluation.models import LazyModel, model_factories
-from ..llm.base import BackendSpec, Completion, Conversation, GenerationSettings, LLMStats
-from ..vocabulary import ENCODER, JUDGE, NER, NLI
+from surge_dataset.core.vocabulary import ENCODER, JUDGE, NER, NLI
+from surge_dataset.evaluation.compute import compute
+from surge_dataset.evaluation.config import EvaluationConfig, parse_metrics, pin_settings
+from surge_dataset.evaluation.metric import get_metric
+from surge_dataset.evaluation.models import LazyModel, model_factories
+from surge_dataset.llm.base import BackendSpec, Completion, Conversation, GenerationSettings, LLMStats
 
 __all__ = ["LOCAL_MODELS", "InspectChatBackend", "SurveyScoring", "inspect_judge"]
 
@@ -144,7 +144,7 @@ class InspectChatBackend:
 def inspect_judge(model: Any, config: EvaluationConfig) -> Any:
     """A :class:`~surge_dataset.llm.Judge` asking ``model`` (an Inspect model), set as ``surge evaluate``
     sets its judge from the config (tries, repeat temperature); no answer cache (Inspect has its own)."""
-    from ..llm import LLM, Judge
+    from surge_dataset.llm import LLM, Judge
 
     extra = {"sample_temperature": config.judge_temperature} if config.judge_temperature else {}
     return Judge(LLM(InspectChatBackend(model), cache_dir=False), max_tries=config.judge_max_tries, **extra)

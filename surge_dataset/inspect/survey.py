@@ -20,13 +20,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import SettingError
-from ..generation import Draft, DraftSection, RenderedSurvey, is_references_title, label_of, render_markdown
-from ..generation.inputs import read_run_topk, usable_papers
-from ..prompts import get_prompt
-from ..survey import SurveyNode, parse_survey
-from ..vocabulary import ALL_SPLITS, PAPER, parse_ids
-from .prompts import INSPECT_PROMPTS_VERSION, PAPERS_PROMPT, TOPIC_PROMPT, paper_lines
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.vocabulary import ALL_SPLITS, PAPER, parse_ids
+from surge_dataset.generation import (
+    Draft,
+    DraftSection,
+    RenderedSurvey,
+    is_references_title,
+    label_of,
+    render_markdown,
+)
+from surge_dataset.generation.inputs import read_run_topk, usable_papers
+from surge_dataset.inspect.prompts import INSPECT_PROMPTS_VERSION, PAPERS_PROMPT, TOPIC_PROMPT, paper_lines
+from surge_dataset.llm.prompts import get_prompt
+from surge_dataset.survey import SurveyNode, parse_survey
 
 __all__ = ["RENDER_INFO_KEYS", "draft_of", "render_answer", "render_info", "survey_inputs"]
 

@@ -25,10 +25,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ..vocabulary import OFFICIAL
-from .prompts import INSPECT_PROMPTS_VERSION
-from .scoring import SurveyScoring, inspect_judge
-from .survey import render_answer, render_info, survey_inputs
+from surge_dataset.core.vocabulary import OFFICIAL
+from surge_dataset.inspect.prompts import INSPECT_PROMPTS_VERSION
+from surge_dataset.inspect.scoring import SurveyScoring, inspect_judge
+from surge_dataset.inspect.survey import render_answer, render_info, survey_inputs
 
 __all__ = ["INFO_KEY", "MARKDOWN_KEY", "TASK_NAME", "sample_markdown", "survey", "surge_mean", "write_survey"]
 
@@ -83,8 +83,8 @@ def surge_mean(metric_name: str, protocol: str, aggregate: str) -> Any:
     ``released`` for the SurGE metrics)."""
     from inspect_ai.scorer import metric
 
-    from ..evaluation.config import EvaluationConfig
-    from ..evaluation.runner import average
+    from surge_dataset.evaluation.config import EvaluationConfig
+    from surge_dataset.evaluation.runner import average
 
     @metric(name="surge_mean")
     def factory(metric_name: str, protocol: str, aggregate: str) -> Any:
@@ -162,7 +162,7 @@ def survey(
     from inspect_ai.model import ChatMessageSystem, ChatMessageUser
     from inspect_ai.solver import generate
 
-    from ..data.dataset import SurgeData
+    from surge_dataset.data.dataset import SurgeData
 
     dataset = SurgeData.open(_local(data))  # type: ignore[arg-type]
     settings = {k: v for k, v in {"protocol": protocol, "nli_model": _local(nli_model),

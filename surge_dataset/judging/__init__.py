@@ -15,7 +15,7 @@ come with the ``judging`` extra and are imported only when used.
 
 from __future__ import annotations
 
-from ..errors import SurgeError
+from surge_dataset.core.errors import SurgeError
 
 __all__ = ["JudgingError", "need"]
 

@@ -5,9 +5,9 @@ folder of them, a comma list, or a single file), optionally named ``NAME=``. For
 hold, on the (system, survey) units both scored:
 
 ``kendall_tau``, ``spearman_rho``  between the two system rankings (systems ordered by their mean over the
-                 paired surveys; tau-b and rho, :func:`surge_dataset.stats.rank_correlations`), each with a 95 %
+                 paired surveys; tau-b and rho, :func:`surge_dataset.core.stats.rank_correlations`), each with a 95 %
                  percentile bootstrap interval over surveys (surveys drawn again with replacement, the system
-                 means recomputed: :func:`surge_dataset.stats.bootstrap_interval`);
+                 means recomputed: :func:`surge_dataset.core.stats.bootstrap_interval`);
 ``krippendorff_alpha``  per-survey agreement of the values, interval scale (``krippendorff``);
 ``mean_abs_diff``  mean absolute difference of the per-survey values;
 ``rank_changes``  the systems whose rank (1 = best, ties share the better rank) differs between the runs.
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..stats import bootstrap_interval, rank_correlations
-from . import JudgingError, need
+from surge_dataset.core.stats import bootstrap_interval, rank_correlations
+from surge_dataset.judging import JudgingError, need
 
 __all__ = ["JudgeRun", "compare", "human_agreement", "judge_agreement", "load_run", "shared_metrics"]
 
@@ -57,7 +57,7 @@ def _number(value: Any) -> bool:
 
 def load_run(spec: str | Path) -> JudgeRun:
     """``[NAME=]PATH[,PATH...]``: results files, or folders of them (their ``*.json``), one system each."""
-    from ..report.results import load_results
+    from surge_dataset.report.results import load_results
 
     text = str(spec)
     name, _, rest = text.partition("=") if "=" in text and not Path(text).exists() else ("", "", text)

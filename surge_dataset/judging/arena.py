@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from ..scoring import pairwise
-from ..scoring.injection import find_injections
-from . import JudgingError
-from .bt import BT_PRIOR, bootstrap_ratings, elo, fit_bradley_terry
+from surge_dataset.judging import JudgingError
+from surge_dataset.judging.bt import BT_PRIOR, bootstrap_ratings, elo, fit_bradley_terry
+from surge_dataset.scoring import pairwise
+from surge_dataset.scoring.injection import find_injections
 
 __all__ = ["ARENA_KIND", "MIN_POSITION_CONSISTENCY", "ArenaSystem", "consistency_warning", "is_arena_output",
            "load_systems", "position_consistency", "run_arena", "sample_pairs", "shared_ranks", "summarise"]
@@ -63,7 +63,7 @@ def is_arena_output(data: Any) -> bool:
 def _passages(name: str, results: Path, config: dict[str, Any], root: Path | None) -> Path:
     """The system's passage folder by the one rule (:func:`~surge_dataset.evaluation.passages.find_passages`): the
     recorded folder is followed from the results file's folder, so an arena runs from anywhere."""
-    from ..evaluation.passages import find_passages
+    from surge_dataset.evaluation.passages import find_passages
 
     folder, _ = find_passages(name, results, config, root=root, confine=False)
     if folder is None:
@@ -75,8 +75,8 @@ def _passages(name: str, results: Path, config: dict[str, Any], root: Path | Non
 
 def load_systems(results: Sequence[str | Path], passages_root: str | Path | None = None) -> list[ArenaSystem]:
     """The systems of ``results`` files with their generated surveys (only the surveys they were scored on)."""
-    from ..evaluation.prepare import discover_passages
-    from ..report.results import load_results
+    from surge_dataset.evaluation.prepare import discover_passages
+    from surge_dataset.report.results import load_results
 
     if len(results) < 2:
         raise JudgingError("an arena needs the results of at least two systems")
@@ -106,8 +106,8 @@ def sample_pairs(systems: Sequence[ArenaSystem], pairs: int, seed: int) -> list[
 
 
 def _text(system: ArenaSystem, survey_id: int) -> str:
-    from ..scoring.judges import generated_text
-    from ..survey import parse_survey, read_survey_file
+    from surge_dataset.scoring.judges import generated_text
+    from surge_dataset.survey import parse_survey, read_survey_file
 
     text, _ = read_survey_file(system.surveys[survey_id])
     return generated_text(parse_survey(text, protocol=system.protocol))
@@ -116,7 +116,7 @@ def _text(system: ArenaSystem, survey_id: int) -> str:
 def run_arena(systems: Sequence[ArenaSystem], data: Any, judge: Any, *, pairs: int, seed: int,
               resamples: int = 1000, prior: float = BT_PRIOR) -> dict[str, Any]:
     """Judge the sampled pairs (one batch, both orders) and return the arena output (see the module docstring)."""
-    from ..prompts import PROMPTS_VERSION
+    from surge_dataset.llm.prompts import PROMPTS_VERSION
 
     drawn = sample_pairs(systems, pairs, seed)
     texts: dict[tuple[int, int], tuple[str, bool]] = {}

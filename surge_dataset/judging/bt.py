@@ -1,5 +1,5 @@
 """Bradley-Terry ratings from pairwise outcomes, with percentile bootstrap intervals over surveys
-(:mod:`surge_dataset.stats`).
+(:mod:`surge_dataset.core.stats`).
 
 P(i beats j) = 1 / (1 + exp(theta_j - theta_i)). The strengths ``theta`` are the maximum-likelihood estimate
 (``choix.ilsr_pairwise_dense``: iterative Luce spectral ranking on the matrix of win counts), centred to mean 0
@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..stats import bootstrap_interval
-from . import need
+from surge_dataset.core.stats import bootstrap_interval
+from surge_dataset.judging import need
 
 __all__ = ["BT_PRIOR", "ELO_BASE", "bootstrap_ratings", "elo", "fit_bradley_terry"]
 
@@ -60,7 +60,7 @@ def bootstrap_ratings(
     level: float = 0.95,
 ) -> list[tuple[float | None, float | None]]:
     """Percentile interval of each item's rating when the surveys (topics) are drawn again with replacement
-    (:func:`surge_dataset.stats.bootstrap_interval`: a resample where an item takes no part leaves it out)."""
+    (:func:`surge_dataset.core.stats.bootstrap_interval`: a resample where an item takes no part leaves it out)."""
     surveys = sorted(by_survey)
     if not surveys or resamples < 1:
         return [(None, None)] * n_items

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import JudgingError
-from .agreement import JudgeRun
+from surge_dataset.judging import JudgingError
+from surge_dataset.judging.agreement import JudgeRun
 
 __all__ = ["Rescoring", "estimate", "rescore", "rescore_configs"]
 
@@ -34,9 +34,9 @@ class Rescoring:
 
 def rescore_configs(run: JudgeRun, judge: str, metrics: Sequence[str] | None = None) -> list[Rescoring]:
     """The configuration of each system of ``run`` with ``judge`` in place of its judge (judged metrics only)."""
-    from ..evaluation import EvaluationConfig, get_metric
-    from ..evaluation.passages import find_passages
-    from ..settings import declared
+    from surge_dataset.core.settings import declared
+    from surge_dataset.evaluation import EvaluationConfig, get_metric
+    from surge_dataset.evaluation.passages import find_passages
 
     plans = []
     for system, recorded in run.configs.items():
@@ -59,8 +59,8 @@ def rescore_configs(run: JudgeRun, judge: str, metrics: Sequence[str] | None = N
 
 def estimate(plans: Sequence[Rescoring], *, per_1k: tuple[float, float] | None, run: Any) -> None:
     """Print each system's ``--dry-run`` estimate: nothing is sent, nothing written."""
-    from ..cli_cost import evaluate_dry_run
-    from ..data.dataset import SurgeData
+    from surge_dataset.cli.cost import evaluate_dry_run
+    from surge_dataset.data.dataset import SurgeData
 
     for plan in plans:
         evaluate_dry_run(SurgeData.open(plan.data), plan.passages, plan.config, per_1k=per_1k, base_url=run.base_url,
@@ -69,9 +69,9 @@ def estimate(plans: Sequence[Rescoring], *, per_1k: tuple[float, float] | None, 
 
 def rescore(plans: Sequence[Rescoring], out: str | Path, *, run: Any) -> list[Path]:
     """Score every system again into ``OUT/<system>.json`` (resumable: the journal and the answer cache)."""
-    from ..data.dataset import SurgeData
-    from ..evaluation import evaluate_run
-    from ..evaluation.models import model_factories
+    from surge_dataset.data.dataset import SurgeData
+    from surge_dataset.evaluation import evaluate_run
+    from surge_dataset.evaluation.models import model_factories
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)

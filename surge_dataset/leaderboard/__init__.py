@@ -20,7 +20,7 @@ One module per job:
 * :mod:`.citations` -- ``--details`` records -> one row per citation/reference with its verdict, its
   evidence and where its ``[n]`` stands in the survey's text;
 * :mod:`.groups`    -- setting groups (never ranked together), paired tests within a group
-  (:mod:`surge_dataset.stats`, as ``surge report``);
+  (:mod:`surge_dataset.core.stats`, as ``surge report``);
 * :mod:`.build`     -- ``build_space``: all of it into one folder; ``serve_space`` runs it;
 * :mod:`.submission`, :mod:`.submission_rules`, :mod:`.submission_hub` -- ``surge submit``.
 """
@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .build import SPACE_KIND, BuildSummary, build_space, serve_space
+    from surge_dataset.leaderboard.build import SPACE_KIND, BuildSummary, build_space, serve_space
 
 __all__ = ["SPACE_KIND", "BuildSummary", "build_space", "serve_space"]
 
@@ -38,7 +38,7 @@ __all__ = ["SPACE_KIND", "BuildSummary", "build_space", "serve_space"]
 def __getattr__(name: str) -> Any:
     """The builder on first use: ``surge submit`` reads :mod:`.submission` without loading the Space builder."""
     if name in __all__:
-        from . import build
+        from surge_dataset.leaderboard import build
 
         return getattr(build, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

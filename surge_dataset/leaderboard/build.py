@@ -38,12 +38,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..data.fresh_manifest import window_text
-from ..errors import InputFileError, SurgeError
-from ..metadata import installed_versions
-from ..models.identity import model_copies
-from ..output_folder import folder_kind, replacing_output_folder
-from ..report.constants import (
+from surge_dataset.core.errors import InputFileError, SurgeError
+from surge_dataset.core.metadata import installed_versions
+from surge_dataset.core.output_folder import folder_kind, replacing_output_folder
+from surge_dataset.core.stats import summarise
+from surge_dataset.core.vocabulary import OFFICIAL
+from surge_dataset.data.fresh_manifest import window_text
+from surge_dataset.leaderboard.citations import (
+    COLUMNS,
+    VERDICTS,
+    citation_rows,
+    read_details,
+    reference_titles,
+)
+from surge_dataset.leaderboard.groups import FILTERS, group_systems, pairwise
+from surge_dataset.leaderboard.inputs import Entry, read_inputs
+from surge_dataset.leaderboard.space.leaderboard_data import _md as markdown_text
+from surge_dataset.leaderboard.submission_rules import strip_local_paths
+from surge_dataset.models.identity import model_copies
+from surge_dataset.report.constants import (
     CI_LEVEL,
     DECIMALS,
     DEFAULT_DECIMALS,
@@ -52,14 +65,7 @@ from ..report.constants import (
     PUBLISHED_MARK,
     metric_label,
 )
-from ..report.results import available_metrics, comparability_warnings
-from ..stats import summarise
-from ..vocabulary import OFFICIAL
-from .citations import COLUMNS, VERDICTS, citation_rows, read_details, reference_titles
-from .groups import FILTERS, group_systems, pairwise
-from .inputs import Entry, read_inputs
-from .space.leaderboard_data import _md as markdown_text
-from .submission_rules import strip_local_paths
+from surge_dataset.report.results import available_metrics, comparability_warnings
 
 SPACE_KIND = "leaderboard-space"
 SPACE_FILES = ("app.py", "leaderboard_data.py", "leaderboard_viewer.py")
@@ -115,8 +121,8 @@ PAPERS = dict(doc_id="int", title="str", abstract="str", fingerprint="str", sour
 
 def _texts(entry: Entry, warnings: list[str]) -> dict[str, tuple[str, str]]:
     """survey id -> (file name, text) of the surveys this system's results scored, read as the evaluator reads."""
-    from ..evaluation.prepare import discover_passages
-    from ..survey import read_survey_file
+    from surge_dataset.evaluation.prepare import discover_passages
+    from surge_dataset.survey import read_survey_file
 
     warnings += entry.notes
     if entry.passages is None:
@@ -156,13 +162,13 @@ def _open_dataset(data: str | Path | None, warnings: list[str]) -> Any:
         where = "given" if data is None else f"at {Path(str(data)).name}"
         warnings.append(f"no dataset {where}: GT outlines and the cited papers' abstracts are left out (pass --data)")
         return None
-    from ..data.dataset import SurgeData
+    from surge_dataset.data.dataset import SurgeData
 
     return SurgeData.open(data)
 
 
 def _scores_row(name: str, survey_id: str, record: dict[str, Any], metrics: Sequence[str]) -> dict[str, Any]:
-    from ..report.constants import _is_number
+    from surge_dataset.report.constants import _is_number
 
     counts = record.get("counts") or {}
     diagnostics = record.get("diagnostics") or []
@@ -191,9 +197,9 @@ def data_window_text(config: dict[str, Any]) -> str:
 
 def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any], warnings: list[str], *,
           title: str, seed: int, resamples: int) -> dict[str, Any]:
-    from ..evaluation.metric import registry
-    from ..retrieval.evaluation import TABLE3
-    from .verify import _metric_of
+    from surge_dataset.evaluation.metric import registry
+    from surge_dataset.leaderboard.verify import _metric_of
+    from surge_dataset.retrieval.evaluation import TABLE3
 
     known = registry()
     return {
@@ -238,7 +244,7 @@ def _card(meta: dict[str, Any], gradio_version: str) -> str:
 def _verify(entries: Sequence[Entry], dataset: Any, verify: bool | None, models: Mapping[str, str],
             device: str | None, say: Callable[[str], None]) -> None:
     """Each entry's ``verification`` record: re-scored (:mod:`.verify`), or why not."""
-    from .verify import UNVERIFIED, Verification, verify_results
+    from surge_dataset.leaderboard.verify import UNVERIFIED, Verification, verify_results
 
     for entry in entries:
         if verify is False or (verify is None and entry.submission is None):

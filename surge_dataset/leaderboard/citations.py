@@ -29,9 +29,9 @@ from typing import Any
 
 import orjson
 
-from ..errors import InputFileError
-from ..io import reading_input
-from ..vocabulary import OFFICIAL, PAPER
+from surge_dataset.core.errors import InputFileError
+from surge_dataset.core.io import reading_input
+from surge_dataset.core.vocabulary import OFFICIAL, PAPER
 
 SUPPORTED, PARTLY, NOT_SUPPORTED = "supported", "partly supported", "not supported"
 UNRESOLVED, MISSING, NOT_SCORED = "unresolved reference", "missing number", "not scored"
@@ -60,7 +60,7 @@ def read_details(path: Path, survey_ids: Iterable[str] | None = None) -> dict[st
     file and the line."""
     from pydantic import ValidationError
 
-    from .schema import DetailsRecord, refusal
+    from surge_dataset.leaderboard.schema import DetailsRecord, refusal
 
     known = None if survey_ids is None else set(survey_ids)
     by_survey: dict[str, list[dict[str, Any]]] = {}

@@ -6,7 +6,7 @@ model and the judge -- and so is the set of surveys (``surge report`` refuses to
 leaderboard puts each set in its own group). Each distinct combination is a *group*; a system outside the largest
 group lands in its own with a warning, and the app never shows two groups in one table without saying so.
 
-Means, intervals and paired tests are :mod:`surge_dataset.stats`'s, exactly what ``surge report`` computes for the
+Means, intervals and paired tests are :mod:`surge_dataset.core.stats`'s, exactly what ``surge report`` computes for the
 same results with the same seed.
 """
 
@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..evaluation.config import MODEL_SETTINGS, SHARED_SETTINGS
-from ..report.constants import _survey_sort_key
-from ..report.results import SystemResults
-from ..stats import compare_pairs
-from ..vocabulary import JUDGE
+from surge_dataset.core.stats import compare_pairs
+from surge_dataset.core.vocabulary import JUDGE
+from surge_dataset.evaluation.config import MODEL_SETTINGS, SHARED_SETTINGS
+from surge_dataset.report.constants import _survey_sort_key
+from surge_dataset.report.results import SystemResults
 
 #: Settings every group shares, then the ones that count only when a selected metric needs the model kind.
 ALWAYS, BY_NEED = SHARED_SETTINGS, MODEL_SETTINGS
@@ -36,7 +36,7 @@ MODELS = ("nli_model", "embedding_model", "ner_model", "judge")
 
 
 def _needs(config: dict[str, Any]) -> set[str]:
-    from ..evaluation import registry
+    from surge_dataset.evaluation import registry
 
     metrics = config.get("metrics")
     known = registry()
@@ -81,8 +81,8 @@ def _model_text(value: Any, *, judge: bool = False) -> str:
     may hold one: its identity here when the folder exists, else its last part)."""
     if not isinstance(value, str):
         return _text(value)
-    from ..models.identity import judge_identity, local_path, model_identity
-    from .submission_rules import strip_local_paths
+    from surge_dataset.leaderboard.submission_rules import strip_local_paths
+    from surge_dataset.models.identity import judge_identity, local_path, model_identity
 
     if local_path(value, judge=judge) is not None:
         identity = judge_identity(value) if judge else model_identity(value)
@@ -164,7 +164,7 @@ def group_systems(systems: Sequence[SystemResults]) -> tuple[list[Group], list[s
 def pairwise(systems: Sequence[SystemResults], groups: Sequence[Group], metrics: Sequence[str], *, seed: int,
              resamples: int) -> list[dict[str, Any]]:
     """Every metric x every pair of systems within a group: ``surge report``'s paired tests
-    (:func:`surge_dataset.stats.compare_pairs`), the same numbers for the same results and seed."""
+    (:func:`surge_dataset.core.stats.compare_pairs`), the same numbers for the same results and seed."""
     by_name = {s.name: s for s in systems}
     return [{"group": group.label, **row} for group in groups
             for row in compare_pairs([by_name[n] for n in group.systems], metrics, seed=seed, resamples=resamples)]

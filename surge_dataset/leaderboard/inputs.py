@@ -20,10 +20,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputFileError
-from ..io import reading_input
-from ..report.constants import ReportError
-from ..report.results import (
+from surge_dataset.core.errors import InputFileError
+from surge_dataset.core.io import reading_input
+from surge_dataset.leaderboard.schema import ResultsFile, check_name, refusal
+from surge_dataset.report.constants import ReportError
+from surge_dataset.report.results import (
     RetrievalResults,
     SystemResults,
     _unique_names,
@@ -33,7 +34,6 @@ from ..report.results import (
     merge_runs,
     merged_notes,
 )
-from .schema import ResultsFile, check_name, refusal
 
 SUBMISSION_FILE = "submission.json"
 
@@ -88,7 +88,7 @@ def check_results(path: Path | str, data: Any) -> dict[str, Any]:
 
 
 def _submission(folder: Path) -> _Raw:
-    from .submission import load_submission
+    from surge_dataset.leaderboard.submission import load_submission
 
     sub = load_submission(folder)  # the manifest, results and details checked against the schema there
     data = check_results(Path(sub.results), read_json(Path(sub.results)))
@@ -139,7 +139,7 @@ def read_inputs(
     paths: Sequence[str | Path], *, passages_root: str | Path | None = None, details: Iterable[str] = (),
 ) -> tuple[list[Entry], list[RetrievalResults]]:
     """(systems, retrieval-eval runs) of the inputs; raises :class:`InputFileError` naming a bad file."""
-    from ..evaluation.passages import find_passages
+    from surge_dataset.evaluation.passages import find_passages
 
     raws: list[_Raw] = []
     retrieval: list[Path] = []

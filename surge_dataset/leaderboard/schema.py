@@ -101,7 +101,7 @@ class SurveyRecord(_Open):
 
     @model_validator(mode="after")
     def _in_range(self) -> SurveyRecord:
-        from ..evaluation.metric import value_range
+        from surge_dataset.evaluation.metric import value_range
 
         for key, value in (self.__pydantic_extra__ or {}).items():
             bounds = value_range(key) if value is not None else None
@@ -190,7 +190,7 @@ class Manifest(_Open):
     @field_validator("name")
     @classmethod
     def _submission_name(cls, name: str) -> str:
-        from .submission_rules import _NAME
+        from surge_dataset.leaderboard.submission_rules import _NAME
 
         if not _NAME.fullmatch(name):
             raise _fail(f"name {name!r} is not a system name (1-64 letters, digits, spaces, . _ + ( ) -)")
@@ -199,7 +199,7 @@ class Manifest(_Open):
     @model_validator(mode="before")
     @classmethod
     def _what_it_is(cls, value: Any) -> Any:
-        from .submission_rules import FORMAT, FORMAT_VERSION
+        from surge_dataset.leaderboard.submission_rules import FORMAT, FORMAT_VERSION
 
         if not isinstance(value, dict) or value.get("format") != FORMAT:
             raise _fail(f'not a surge-bench submission manifest (no "format": "{FORMAT}")')

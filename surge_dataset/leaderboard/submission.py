@@ -32,12 +32,12 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any
 
-from ..evaluation.config import record_models
-from ..metadata import installed_versions
-from ..output_folder import check_output_folder, replacing_output_folder
+from surge_dataset.core.metadata import installed_versions
+from surge_dataset.core.output_folder import check_output_folder, replacing_output_folder
+from surge_dataset.evaluation.config import record_models
 
 if TYPE_CHECKING:
-    from ..data.dataset import SurgeData
+    from surge_dataset.data.dataset import SurgeData
 
 __all__ = [
     "HUB_FOLDER",
@@ -55,7 +55,7 @@ __all__ = [
     "pack_submission",
 ]
 
-from .submission_rules import (  # the rules both ways; public names re-exported
+from surge_dataset.leaderboard.submission_rules import (  # the rules both ways; public names re-exported
     _ABSOLUTE,
     _ENTRY,
     _FILE_NAME,
@@ -150,7 +150,7 @@ def pack_submission(
     (:func:`~surge_dataset.models.identity.model_identity`). ``out`` must be new, empty or an earlier
     submission (replaced whole only with ``overwrite``); the folder appears complete or not at all.
     """
-    from ..data.dataset import SurgeData
+    from surge_dataset.data.dataset import SurgeData
 
     dataset = data if isinstance(data, SurgeData) else SurgeData.open(data)
     results, passages, out = Path(results), Path(passages), Path(out)
@@ -221,7 +221,7 @@ def _verified(label: str, record: dict[str, Any], passages: Path, dataset: Surge
               models: Mapping[str, str] | None, device: str | None) -> dict[str, Any]:
     """Re-score the results from the surveys (:func:`.verify.verify_results`); a mismatch is refused, naming the
     first differing value."""
-    from .verify import MISMATCH, verify_results
+    from surge_dataset.leaderboard.verify import MISMATCH, verify_results
 
     found = verify_results(record, passages, dataset, models=models, device=device)
     if found.status == MISMATCH and found.mismatch:
@@ -390,7 +390,7 @@ def _check_manifest(label: str, manifest: Any) -> dict[str, tuple[int, str]]:
     """The manifest's files as {path: (size, sha256)}: the schema (:class:`.schema.Manifest`), then the layout."""
     from pydantic import ValidationError
 
-    from .schema import Manifest, refusal
+    from surge_dataset.leaderboard.schema import Manifest, refusal
 
     for entry in manifest.get("files") or [] if isinstance(manifest, dict) and isinstance(manifest.get("files"), list) \
             else []:  # a path outside the folder is named as such, before any other problem of the entry

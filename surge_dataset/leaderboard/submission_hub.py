@@ -11,8 +11,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     pass
 
-from .submission import Submission, _verified_bytes, load_submission
-from .submission_rules import _REPO, HUB_FOLDER, MANIFEST, SubmissionError, _read_bytes
+from surge_dataset.leaderboard.submission import Submission, _verified_bytes, load_submission
+from surge_dataset.leaderboard.submission_rules import (
+    _REPO,
+    HUB_FOLDER,
+    MANIFEST,
+    SubmissionError,
+    _read_bytes,
+)
 
 
 def hub_token() -> str:

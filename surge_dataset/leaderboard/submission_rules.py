@@ -13,11 +13,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SurgeError
-from ..vocabulary import OFFICIAL
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.vocabulary import OFFICIAL
 
 if TYPE_CHECKING:
-    from ..data.dataset import SurgeData
+    from surge_dataset.data.dataset import SurgeData
 
 
 MANIFEST = "submission.json"
@@ -107,7 +107,7 @@ def _check_results(label: str, record: Any, data: SurgeData | None) -> list[int]
     another fingerprint or an incomplete test split."""
     from pydantic import ValidationError
 
-    from .schema import ResultsFile, refusal
+    from surge_dataset.leaderboard.schema import ResultsFile, refusal
 
     if not isinstance(record, dict) or not isinstance(record.get("config"), dict) or not isinstance(
             record.get("surveys"), dict):
@@ -180,7 +180,7 @@ def _check_details(label: str, records: list[Any], survey_ids: list[int]) -> Non
     """Every line holds the details schema (:class:`.schema.DetailsRecord`) and is about a scored survey."""
     from pydantic import ValidationError
 
-    from .schema import DetailsRecord, refusal
+    from surge_dataset.leaderboard.schema import DetailsRecord, refusal
 
     known = set(survey_ids)
     for number, record in enumerate(records, 1):

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..vocabulary import JUDGE, NLI
+from surge_dataset.core.vocabulary import JUDGE, NLI
 
 __all__ = ["MISMATCH", "PRECISION_SLACK", "TOLERANCE", "UNVERIFIED", "VERIFIED", "Verification", "verify_results"]
 
@@ -60,7 +60,7 @@ class Verification:
 
     def label(self) -> str:
         """The table's cell: the status and, briefly, what is off ("mismatch: Recall, survey 0")."""
-        from ..report.constants import metric_label
+        from surge_dataset.report.constants import metric_label
 
         if self.status == MISMATCH and self.mismatch:
             return f"mismatch: {metric_label(self.mismatch['metric'])}, survey {self.mismatch['survey_id']}"
@@ -73,7 +73,7 @@ class Verification:
 
     def summary(self) -> str:
         """One line: the status and what it rests on (metrics by their column names)."""
-        from ..report.constants import metric_label
+        from surge_dataset.report.constants import metric_label
 
         def names(keys: Sequence[str]) -> str:
             return ", ".join(metric_label(k) for k in keys)
@@ -103,7 +103,7 @@ def _value(value: Any) -> str:
 
 
 def _present_keys(surveys: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    from ..report.constants import NON_METRIC_KEYS
+    from surge_dataset.report.constants import NON_METRIC_KEYS
 
     return list(dict.fromkeys(k for r in surveys.values() for k in r if k not in NON_METRIC_KEYS))
 
@@ -124,7 +124,7 @@ class _Backend:
 
 def _plan(config: Mapping[str, Any], keys: Sequence[str]) -> tuple[list[Any], Verification]:
     """The metrics to re-run (those config.metrics names and those writing a present key) and what is not."""
-    from ..evaluation import registry
+    from surge_dataset.evaluation import registry
 
     known = registry()
     out = Verification(UNVERIFIED)
@@ -153,7 +153,7 @@ def _plan(config: Mapping[str, Any], keys: Sequence[str]) -> tuple[list[Any], Ve
 def _models(rerun: Sequence[Any], config: Mapping[str, Any], given: Mapping[str, str],
             out: Verification) -> tuple[list[Any], dict[str, str]]:
     """The metrics whose models have a local copy here, and the copies (config field -> path)."""
-    from ..models.identity import locate_model
+    from surge_dataset.models.identity import locate_model
 
     recorded = config.get("models") if isinstance(config.get("models"), dict) else {}
     paths: dict[str, str] = {}
@@ -185,8 +185,8 @@ def _models(rerun: Sequence[Any], config: Mapping[str, Any], given: Mapping[str,
 
 def _config(recorded: Mapping[str, Any], metrics: Sequence[str], paths: Mapping[str, str], device: str) -> Any:
     """The recorded settings, the re-run's metrics, the local model copies, this machine's device; no judge."""
-    from ..evaluation import EvaluationConfig
-    from ..settings import declared
+    from surge_dataset.core.settings import declared
+    from surge_dataset.evaluation import EvaluationConfig
 
     settings = {f.name: recorded[f.name] for f in declared(EvaluationConfig) if f.name in recorded}
     settings.update(metrics=list(metrics), device=device, judge=None, judge_weighted=False, judge_repeats=1,
@@ -197,7 +197,7 @@ def _config(recorded: Mapping[str, Any], metrics: Sequence[str], paths: Mapping[
 def _compare(submitted: Mapping[str, Mapping[str, Any]], recomputed: Mapping[str, Mapping[str, Any]],
              failures: Mapping[str, str], keys: Sequence[str], model_keys: set[str], device_differs: bool,
              tolerance: float, out: Verification) -> None:
-    from ..report.constants import _survey_sort_key
+    from surge_dataset.report.constants import _survey_sort_key
 
     for sid in sorted(submitted, key=_survey_sort_key):
         for key in keys:
@@ -223,12 +223,12 @@ def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any,
                    cache_dir: Path | None = None) -> Verification:
     """Re-score the deterministic metrics of ``results`` (a results dict, already checked by the schema) from the
     surveys in ``passages`` against ``data``; ``models``: ``NAME=PATH`` local copies (``--model``)."""
-    from ..errors import SurgeError
-    from ..evaluation import evaluate_run
-    from ..evaluation.config import RunOptions
-    from ..evaluation.models import model_factories
-    from ..models.base import resolve_device
-    from .submission_rules import strip_local_paths
+    from surge_dataset.core.errors import SurgeError
+    from surge_dataset.evaluation import evaluate_run
+    from surge_dataset.evaluation.config import RunOptions
+    from surge_dataset.evaluation.models import model_factories
+    from surge_dataset.leaderboard.submission_rules import strip_local_paths
+    from surge_dataset.models.base import resolve_device
 
     config, surveys = results["config"], results["surveys"]
     keys = _present_keys(surveys)
@@ -243,7 +243,7 @@ def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any,
         return out
     runnable, paths = _models(rerun, config, models or {}, out)
     if runnable:
-        from ..evaluation.config import result_keys
+        from surge_dataset.evaluation.config import result_keys
 
         run_config = _config(config, [m.name for m in runnable], paths, out.device)
         written = result_keys(run_config)  # a key the results dropped is compared too: None against the value

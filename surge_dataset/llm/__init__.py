@@ -5,7 +5,7 @@ it into scores with bounded tries. Importing this package is cheap: ``openai``, 
 ``transformers`` load on the first request that misses the cache.
 """
 
-from .base import (
+from surge_dataset.llm.base import (
     BackendSpec,
     Completion,
     Conversation,
@@ -15,11 +15,11 @@ from .base import (
     LLMStats,
     as_conversation,
 )
-from .cache import TextCache
-from .client import LLM, make_llm
-from .judge import Judge, JudgeOutcome, JudgeRequest, JudgeStats
-from .openai_backend import API_KEY_ENV_VARS, redact_url
-from .parse import parse_points, parse_score
+from surge_dataset.llm.cache import TextCache
+from surge_dataset.llm.client import LLM, make_llm
+from surge_dataset.llm.judge import Judge, JudgeOutcome, JudgeRequest, JudgeStats
+from surge_dataset.llm.openai_backend import API_KEY_ENV_VARS, redact_url
+from surge_dataset.llm.parse import parse_points, parse_score
 
 __all__ = [
     "API_KEY_ENV_VARS",

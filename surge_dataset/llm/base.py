@@ -9,8 +9,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import SurgeError
-from ..vocabulary import BACKEND_KINDS, GGUF, HF, OPENAI, BackendKind
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.vocabulary import BACKEND_KINDS, GGUF, HF, OPENAI, BackendKind
 
 __all__ = [
     "BACKEND_KINDS",
@@ -26,7 +26,7 @@ __all__ = [
     "as_messages",
     "backend_kind",
 ]
-__all__ += ["GGUF", "HF", "OPENAI"]  # the backend kinds, defined in surge_dataset.vocabulary
+__all__ += ["GGUF", "HF", "OPENAI"]  # the backend kinds, defined in surge_dataset.core.vocabulary
 
 
 def backend_kind(spec: str) -> BackendKind | None:

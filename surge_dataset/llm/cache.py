@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..models.cache import CacheDir, ScoreCache, SqliteStore
+from surge_dataset.models.cache import CacheDir, ScoreCache, SqliteStore
 
 __all__ = ["TextCache", "make_key"]
 

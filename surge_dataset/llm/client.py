@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..models.cache import CacheDir
-from ..vocabulary import OPENAI
-from .base import (
+from surge_dataset.core.vocabulary import OPENAI
+from surge_dataset.llm.base import (
     BackendSpec,
     ChatBackend,
     Completion,
@@ -26,8 +25,9 @@ from .base import (
     LLMStats,
     as_conversation,
 )
-from .cache import TextCache, make_key
-from .usage import estimate_tokens
+from surge_dataset.llm.cache import TextCache, make_key
+from surge_dataset.llm.usage import estimate_tokens
+from surge_dataset.models.cache import CacheDir
 
 __all__ = ["LLM", "make_llm"]
 
@@ -191,14 +191,14 @@ def make_llm(
     parsed = spec if isinstance(spec, BackendSpec) else BackendSpec.parse(spec)
     backend: ChatBackend
     if parsed.kind == OPENAI:
-        from .openai_backend import OpenAIBackend
+        from surge_dataset.llm.openai_backend import OpenAIBackend
 
         backend = OpenAIBackend(parsed.model, base_url=base_url, concurrency=concurrency, timeout=timeout,
                                 max_retries=max_retries, backoff_base=backoff_base)
     else:
         if base_url:
             raise LLMConfigurationError(f"--base-url is for openai: judges, not {parsed}")
-        from .local import TransformersBackend
+        from surge_dataset.llm.local import TransformersBackend
 
         backend = TransformersBackend(parsed, device=device, dtype=dtype, batch_size=batch_size, threads=threads)
     return LLM(backend, cache_dir)

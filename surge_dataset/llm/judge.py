@@ -31,11 +31,11 @@ from typing import Literal
 
 import numpy as np
 
-from ..prompts import get_prompt
-from ..vocabulary import JUDGE_STYLES, RELEASED_STYLE
-from .base import Conversation, GenerationSettings, as_conversation
-from .client import LLM
-from .parse import parse_choice, parse_items, parse_points, parse_score, parse_score_strict
+from surge_dataset.core.vocabulary import JUDGE_STYLES, RELEASED_STYLE
+from surge_dataset.llm.base import Conversation, GenerationSettings, as_conversation
+from surge_dataset.llm.client import LLM
+from surge_dataset.llm.parse import parse_choice, parse_items, parse_points, parse_score, parse_score_strict
+from surge_dataset.llm.prompts import get_prompt
 
 __all__ = ["JUDGE_STYLES", "REPEAT_TEMPERATURE", "Judge", "JudgeOutcome", "JudgeRequest", "JudgeStats",
            "style_settings"]

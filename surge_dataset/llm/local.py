@@ -30,10 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ..models.base import load_model, model_fingerprint
-from ..models.threads import ThreadChoice, configure_threads
-from ..vocabulary import GGUF
-from .base import (
+from surge_dataset.core.vocabulary import GGUF
+from surge_dataset.llm.base import (
     BackendSpec,
     Completion,
     Conversation,
@@ -42,6 +40,8 @@ from .base import (
     LLMStats,
     as_messages,
 )
+from surge_dataset.models.base import load_model, model_fingerprint
+from surge_dataset.models.threads import ThreadChoice, configure_threads
 
 __all__ = ["TransformersBackend", "gguf_location"]
 

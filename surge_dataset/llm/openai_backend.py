@@ -22,7 +22,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .base import (
+from surge_dataset.llm.base import (
     BackendSpec,
     Completion,
     Conversation,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..local_server import LocalHTTPServer, QuietHandler, send_answer
+from surge_dataset.local_server import LocalHTTPServer, QuietHandler, send_answer
 
 __all__ = ["Hang", "HttpError", "Reply", "ScriptedOpenAIServer", "word_usage"]
 

@@ -11,8 +11,8 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import SettingError
-from ..vocabulary import GGUF, HF
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.vocabulary import GGUF, HF
 
 __all__ = ["ESTIMATE_METHOD", "TokenCounter", "estimate_tokens", "load_tokenizer", "parse_price", "price"]
 
@@ -31,8 +31,8 @@ def load_tokenizer(spec: str) -> Any:
     try:
         from transformers import AutoTokenizer
 
-        from .base import BackendSpec
-        from .local import gguf_location
+        from surge_dataset.llm.base import BackendSpec
+        from surge_dataset.llm.local import gguf_location
 
         parsed = BackendSpec.parse(spec)
         if parsed.kind == GGUF:

@@ -3,10 +3,10 @@
 Importing this package is cheap: torch and sentence-transformers load only when a model is built.
 """
 
-from .base import ModelLoadError
-from .cache import CacheDir, EngineStats, ScoreCache, default_cache_dir
-from .embed import DEFAULT_EMBEDDING_MODEL, Embedder, TextEncoder
-from .nli import CANONICAL_LABELS, DEFAULT_NLI_MODEL, NLIBackend, NLIScorer
+from surge_dataset.models.base import ModelLoadError
+from surge_dataset.models.cache import CacheDir, EngineStats, ScoreCache, default_cache_dir
+from surge_dataset.models.embed import DEFAULT_EMBEDDING_MODEL, Embedder, TextEncoder
+from surge_dataset.models.nli import CANONICAL_LABELS, DEFAULT_NLI_MODEL, NLIBackend, NLIScorer
 
 __all__ = [
     "CANONICAL_LABELS",

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..errors import SurgeError
-from .base import BUNDLED_STAND_INS, _hub_offline, _looks_like_path
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.models.base import BUNDLED_STAND_INS, _hub_offline, _looks_like_path
 
 __all__ = ["HUB_PROBE_TIMEOUT", "HubState", "ModelNeed", "ModelsUnavailableError", "hub_offline", "hub_state",
            "in_hub_cache", "missing_models", "preflight"]

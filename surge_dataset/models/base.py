@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import SurgeError
+from surge_dataset.core.errors import SurgeError
 
 if TYPE_CHECKING:
     import torch

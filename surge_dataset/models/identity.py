@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..vocabulary import GGUF, HF
+from surge_dataset.core.vocabulary import GGUF, HF
 
 __all__ = ["KNOWN_WEIGHTS", "ModelIdentity", "judge_identity", "local_path", "locate_model", "model_copies",
            "model_identity", "weights_fingerprint"]
@@ -171,7 +171,7 @@ def local_path(spec: str, *, judge: bool = False) -> Path | None:
 
 
 def _bundled_folders() -> Iterable[Path]:
-    from ..hub import BUNDLED_MODELS, bundled_model_path
+    from surge_dataset.hub import BUNDLED_MODELS, bundled_model_path
 
     for name in BUNDLED_MODELS:
         try:
@@ -213,7 +213,7 @@ def locate_model(name: str, fingerprint: str | None, given: Mapping[str, str | o
 
 def model_copies(items: Iterable[str] | Mapping[str, str]) -> dict[str, str]:
     """``--model NAME=PATH`` options as {name: path} (a mapping is taken as it is)."""
-    from ..errors import SettingError
+    from surge_dataset.core.errors import SettingError
 
     if isinstance(items, Mapping):
         return dict(items)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..defaults import DEFAULT_NER_MODEL
-from .base import load_model, model_fingerprint, resolve_device
+from surge_dataset.core.defaults import DEFAULT_NER_MODEL
+from surge_dataset.models.base import load_model, model_fingerprint, resolve_device
 
 __all__ = ["DEFAULT_NER_MODEL", "NERExtractor"]
 

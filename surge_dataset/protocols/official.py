@@ -5,12 +5,12 @@ Each function here mirrors ONE released function (named in its docstring) and is
 this package's single definition of that rule; none of the released code is copied. The released
 functions take a ``MarkdownNode`` (``parse_markdown``'s root) and a survey dict; ours take the parsed
 survey (:class:`~surge_dataset.survey.GeneratedSurvey`, which carries the reference list and citation
-instances too), a ground-truth :class:`~surge_dataset.records.Survey` and a
+instances too), a ground-truth :class:`~surge_dataset.core.records.Survey` and a
 :class:`~surge_dataset.data.corpus.Corpus`. Where the released code crashes (an empty ``all_cites``, no
 section of 100 characters), these mirrors return what ``--aggregate released`` scores: 0 (None for CQS).
 ``tests/test_official_module.py`` calls both sides on the same inputs and requires equal results.
 
-Not mirrored here: the judge prompts (our wording, :mod:`surge_dataset.prompts`) and ``chat_openai`` (the
+Not mirrored here: the judge prompts (our wording, :mod:`surge_dataset.llm.prompts`) and ``chat_openai`` (the
 released judge settings are ``Judge(style="released")``, :mod:`surge_dataset.llm.judge`); ``eval_all``'s
 folder rules and mean (``surge_dataset.evaluation``). The paper's reading, named the same way, is
 :mod:`surge_dataset.protocols.paper`.
@@ -21,14 +21,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..data.corpus import Corpus
-from ..normalise import normalise_title
-from ..records import Paper, Survey, gt_content_sections
-from ..scoring import citations as cite
-from ..scoring import judges
-from ..scoring import shr as shr_rules
-from ..survey import GeneratedSurvey, SurveyNode, parse_survey, read_survey_file
-from ..survey.official_parse import official_citations
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.records import Paper, Survey, gt_content_sections
+from surge_dataset.data.corpus import Corpus
+from surge_dataset.scoring import citations as cite
+from surge_dataset.scoring import judges
+from surge_dataset.scoring import shr as shr_rules
+from surge_dataset.survey import GeneratedSurvey, SurveyNode, parse_survey, read_survey_file
+from surge_dataset.survey.official_parse import official_citations
 
 PROTOCOL = "official"
 Pair = tuple[str, str]
@@ -259,7 +259,7 @@ def calculate_average_rouge_bleu(
 ) -> tuple[float, float, float, float]:
     """Mirrors ``rougeBleuFuncs.calculate_average_rouge_bleu``: mean over generated sections of the best
     ROUGE-1/2/L F against any GT section, and of sentence BLEU against all of them; 0s when undefined."""
-    from ..scoring.rouge_bleu import rouge_bleu  # rouge_score, sacrebleu: imported only when used
+    from surge_dataset.scoring.rouge_bleu import rouge_bleu  # rouge_score, sacrebleu: imported only when used
 
     values = rouge_bleu(list(generated), list(gt_sections))
     r1, r2, rl, bleu = (_zero_if_undefined(values[key]) for key in ("rouge1", "rouge2", "rougeL", "bleu"))

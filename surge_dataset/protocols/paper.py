@@ -10,19 +10,19 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from ..data.corpus import Corpus
-from ..records import Survey, gt_content_sections
-from ..scoring import citations as cite
-from ..scoring import judges
-from ..scoring import shr as shr_rules
-from ..survey import GeneratedSurvey, SurveyNode, parse_survey, read_survey_file
-from .official import (
+from surge_dataset.core.records import Survey, gt_content_sections
+from surge_dataset.data.corpus import Corpus
+from surge_dataset.protocols.official import (
     calculate_average_rouge_bleu,
     citation_instances,
     corpus_papers,
     get_target_title_structure,
     normalise_string,
 )
+from surge_dataset.scoring import citations as cite
+from surge_dataset.scoring import judges
+from surge_dataset.scoring import shr as shr_rules
+from surge_dataset.survey import GeneratedSurvey, SurveyNode, parse_survey, read_survey_file
 
 __all__ = [
     "calculate_average_rouge_bleu",

@@ -7,7 +7,7 @@ A line::
      "prompt_version": "surge-quiz-writer-1", "generator": "openai:gpt-4o"}
 
 ``answer`` is the letter of the correct option in the order listed. A file is untrusted input: every line is
-checked (:class:`QuizQuestion`, pydantic) and a bad one is an :class:`~surge_dataset.errors.InputFileError`
+checked (:class:`QuizQuestion`, pydantic) and a bad one is an :class:`~surge_dataset.core.errors.InputFileError`
 naming the file, the line and the problem; a quiz set is never used half-read.
 
 The **fingerprint** (16 hex digits) identifies the questions, not the file: it hashes the canonical JSON of
@@ -27,10 +27,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from ..errors import InputFileError
-from ..io import reading_input
-from ..records import QUIZ_CONFIG, QUIZ_FILE
-from ..vocabulary import QuizAnswer
+from surge_dataset.core.errors import InputFileError
+from surge_dataset.core.io import reading_input
+from surge_dataset.core.records import QUIZ_CONFIG, QUIZ_FILE
+from surge_dataset.core.vocabulary import QuizAnswer
 
 __all__ = ["QUIZ_CONFIG", "QUIZ_FILE", "QuizQuestion", "QuizSet", "load_quiz_set", "pin_quiz_config", "quiz_columns",
            "quiz_set_to_pin", "read_quiz_file", "write_quiz_config", "write_quiz_file"]
@@ -164,7 +164,7 @@ def read_quiz_file(path: str | Path) -> QuizSet:
 
 def write_quiz_file(path: str | Path, questions: Sequence[QuizQuestion]) -> None:
     """The questions as ``quizzes.jsonl``, written atomically."""
-    from ..io import atomic_write_text
+    from surge_dataset.core.io import atomic_write_text
 
     atomic_write_text(path, "".join(json.dumps(q.record(), ensure_ascii=False) + "\n" for q in questions))
 
@@ -217,7 +217,7 @@ def pin_quiz_config(folder: Path, quiz_set: QuizSet, split_of: Mapping[int, str]
                                                                                            dict[str, Any], str]:
     """The ``quizzes`` config written into a dataset being built: (questions per split, what ``surge_meta.json``
     records of the set, the build's note)."""
-    from ..data.build import sha256_file
+    from surge_dataset.data.build import sha256_file
 
     counts = write_quiz_config(folder, quiz_set, split_of)
     name = Path(quiz_set.source).name

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SettingError
-from ..settings import setting
-from ..vocabulary import ALL_SPLITS, SPLITS, Split, check_choice
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.settings import setting
+from surge_dataset.core.vocabulary import ALL_SPLITS, SPLITS, Split, check_choice
 
 __all__ = ["QuizOptions"]
 

@@ -22,8 +22,8 @@ import re
 import zlib
 from typing import Any
 
-from ..vocabulary import QUIZ_ANSWERS, QUIZ_CHOICES, QUIZ_UNANSWERED
-from .evidence import content_words, support
+from surge_dataset.core.vocabulary import QUIZ_ANSWERS, QUIZ_CHOICES, QUIZ_UNANSWERED
+from surge_dataset.quiz.evidence import content_words, support
 
 __all__ = ["BLANK", "ClozeWriter", "TextReader", "quoted"]
 
@@ -134,7 +134,7 @@ class TextReader:
 
 
 def _example() -> None:  # pragma: no cover - a demonstration
-    from ..prompts import get_prompt
+    from surge_dataset.llm.prompts import get_prompt
 
     section = ("Spectral approaches define convolution through the eigendecomposition of the graph Laplacian. "
                "Fast localised filters approximate the spectral response with Chebyshev polynomials of the "

@@ -12,7 +12,7 @@ gives more questions than asked has the surplus dropped too.
 Every request goes through the judge's LLM layer: answers are cached on disk as they arrive (a crashed or
 repeated run sends only what was not answered: resumable), unreadable answers get a follow-up turn, and
 ``--dry-run`` counts the calls and tokens first (:func:`estimate_writing`). Every line records the writer's
-prompt version (:data:`~surge_dataset.prompts.QUIZ_WRITER_VERSION`) and model; the manifest beside the file
+prompt version (:data:`~surge_dataset.llm.prompts.QUIZ_WRITER_VERSION`) and model; the manifest beside the file
 (``<name>.manifest.json``) records them too, with what was asked, kept and dropped.
 """
 
@@ -27,14 +27,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..llm.judge import Judge, JudgeRequest
-from ..prompts import QUIZ_WRITER_VERSION, get_prompt
-from ..records import Survey, gt_content_sections
-from ..scoring.judges import cut_section
-from ..vocabulary import ALL_SPLITS, parse_ids
-from .evidence import SUPPORT_SHARE, evidence_in, normalise_quote, support
-from .sets import QuizQuestion, QuizSet, write_quiz_file
-from .settings import QuizOptions
+from surge_dataset.core.records import Survey, gt_content_sections
+from surge_dataset.core.vocabulary import ALL_SPLITS, parse_ids
+from surge_dataset.llm.judge import Judge, JudgeRequest
+from surge_dataset.llm.prompts import QUIZ_WRITER_VERSION, get_prompt
+from surge_dataset.quiz.evidence import SUPPORT_SHARE, evidence_in, normalise_quote, support
+from surge_dataset.quiz.sets import QuizQuestion, QuizSet, write_quiz_file
+from surge_dataset.quiz.settings import QuizOptions
+from surge_dataset.scoring.judges import cut_section
 
 __all__ = ["DROP_REASONS", "MAX_SECTION_CHARS", "QUESTION_TOKENS", "Ask", "QuizWriting", "check_question",
            "estimate_writing", "make_judge", "manifest_path", "plan", "write_quiz_set", "write_outputs"]
@@ -120,7 +120,7 @@ def selected_surveys(data: Any, options: QuizOptions) -> list[Survey]:
 def make_judge(options: QuizOptions, asks: Sequence[Ask] = ()) -> Judge:
     """The writer as a :class:`~surge_dataset.llm.Judge` (cache, follow-up tries), with an answer budget of
     :data:`QUESTION_TOKENS` per question of the largest request."""
-    from ..llm import make_llm
+    from surge_dataset.llm import make_llm
 
     llm = make_llm(options.judge, base_url=options.base_url, concurrency=options.concurrency, timeout=options.timeout,
                    device=options.device, batch_size=options.batch_size, cache_dir=options.cache_dir)
@@ -167,7 +167,7 @@ def write_quiz_set(data: Any, options: QuizOptions, *, judge: Any = None,
 
 def _manifest(data: Any, options: QuizOptions, surveys: Sequence[Survey], asks: Sequence[Ask], writing: QuizWriting,
               dropped: Counter[str], judge: Any) -> dict[str, Any]:
-    from ..metadata import installed_versions
+    from surge_dataset.core.metadata import installed_versions
 
     asked = Counter[int]()
     for ask in asks:
@@ -203,7 +203,7 @@ def manifest_path(out: str | Path) -> Path:
 
 def write_outputs(out: str | Path, writing: QuizWriting) -> Path:
     """The quiz file and its manifest, each written atomically; returns the manifest's path."""
-    from ..io import atomic_write_json
+    from surge_dataset.core.io import atomic_write_json
 
     write_quiz_file(out, writing.questions)
     manifest = manifest_path(out)
@@ -213,7 +213,7 @@ def write_outputs(out: str | Path, writing: QuizWriting) -> Path:
 
 def estimate_writing(data: Any, options: QuizOptions) -> dict[str, Any]:
     """The writer calls a run would make, their tokens and how many are cached; sends nothing."""
-    from ..llm.usage import TokenCounter
+    from surge_dataset.llm.usage import TokenCounter
 
     asks = [ask for survey in selected_surveys(data, options) for ask in plan(survey, options.per_survey)]
     judge = make_judge(options, asks)  # no client, no weights: nothing loads

@@ -21,8 +21,8 @@ The web services' client libraries are optional: ``pip install 'surge-bench[bib]
 
 from __future__ import annotations
 
-from .base import Candidate, MissingExtraError, SourceAnswer
-from .chain import (
+from surge_dataset.references.base import Candidate, MissingExtraError, SourceAnswer
+from surge_dataset.references.chain import (
     ChainOptions,
     LookupSession,
     ReferenceChain,
@@ -31,8 +31,8 @@ from .chain import (
     lookup_session,
     parse_services,
 )
-from .labels import Evidence, label_reference, published_after
-from .match import match_score
+from surge_dataset.references.labels import Evidence, label_reference, published_after
+from surge_dataset.references.match import match_score
 
 __all__ = [
     "Candidate",

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from ..errors import SurgeError
-from .markup import plain_title
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.references.markup import plain_title
 
 __all__ = ["AnswerError", "Candidate", "MissingExtraError", "QueryRejected", "Request", "SourceAnswer", "WebService",
            "arxiv_id_of", "clean_query", "env_value", "fallback_request", "require", "year_of"]

@@ -24,9 +24,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import SettingError
-from ..models.cache import CacheDir
-from ..vocabulary import (
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.vocabulary import (
     ARXIV,
     BIB_SERVICES,
     CORPUS,
@@ -38,9 +37,18 @@ from ..vocabulary import (
     check_choice,
     parse_list,
 )
-from .base import AnswerError, Candidate, QueryRejected, SourceAnswer, WebService, fallback_request, require
-from .http import LookupFailed, ServiceStats, Transport
-from .labels import best_candidate
+from surge_dataset.models.cache import CacheDir
+from surge_dataset.references.base import (
+    AnswerError,
+    Candidate,
+    QueryRejected,
+    SourceAnswer,
+    WebService,
+    fallback_request,
+    require,
+)
+from surge_dataset.references.http import LookupFailed, ServiceStats, Transport
+from surge_dataset.references.labels import best_candidate
 
 __all__ = ["CACHE_NAME", "OFFLINE_ENV", "ChainOptions", "LookupSession", "ReferenceChain", "current_session",
            "is_offline", "lookup_session", "parse_assignments", "parse_services", "web_service"]
@@ -148,7 +156,7 @@ class ReferenceChain:
                  transports: Mapping[str, Transport] | None = None) -> None:
         """``transports``: a service's transport given by the caller (``surge data fresh`` shares one per host, so one
         rate limit covers every request to arXiv); the others are made here, one per service."""
-        from ..llm.cache import TextCache
+        from surge_dataset.llm.cache import TextCache
 
         self.options = options
         self.environ = dict(os.environ if environ is None else environ)
@@ -200,7 +208,7 @@ class ReferenceChain:
     # -- the sources ---------------------------------------------------------------------------------------
 
     def _cached(self, source: str, where: str, keys: Sequence[str]) -> tuple[dict[str, str], dict[str, SourceAnswer]]:
-        from ..llm.cache import make_key
+        from surge_dataset.llm.cache import make_key
 
         cache_keys = {key: make_key(CACHE_VERSION, source, where, key) for key in keys}
         stored = self.cache.get_many(cache_keys.values())
@@ -215,7 +223,7 @@ class ReferenceChain:
         self.cache.put_many({cache_key: {"candidates": [c.to_json() for c in candidates]}})
 
     def _corpus(self, keys: Sequence[str], titles: Mapping[str, str], corpus: Any) -> dict[str, SourceAnswer]:
-        from .corpus import CorpusTitles
+        from surge_dataset.references.corpus import CorpusTitles
 
         source = CorpusTitles(corpus)
         floor = self.options.threshold  # part of the key: a nearest title is only searched down to it
@@ -230,7 +238,7 @@ class ReferenceChain:
         return found
 
     def _local(self, keys: Sequence[str], titles: Mapping[str, str]) -> dict[str, SourceAnswer]:
-        from .surveygen import SurveyGenSource
+        from surge_dataset.references.surveygen import SurveyGenSource
 
         if self._surveygen is None:
             self._surveygen = SurveyGenSource.load(self.options.surveygen or "")
@@ -239,8 +247,8 @@ class ReferenceChain:
 
     def _transport(self, name: str, service: WebService) -> Transport:
         if name not in self._transports:
-            from .. import __version__
-            from ..metadata import CODEBASE_URL
+            from surge_dataset import __version__
+            from surge_dataset.core.metadata import CODEBASE_URL
 
             email = self.environ.get("SURGE_BIB_EMAIL", "").strip()
             agent = f"surge-bench/{__version__} ({CODEBASE_URL}" + (f"; mailto:{email})" if email else ")")
@@ -299,7 +307,7 @@ class ReferenceChain:
 
     def report(self) -> dict[str, Any]:
         """What each source did (for ``results["references"]``): counts, and the base URL of each web service."""
-        from ..llm.openai_backend import redact_url
+        from surge_dataset.llm.openai_backend import redact_url
 
         sources = {}
         for name, stats in self.stats.items():

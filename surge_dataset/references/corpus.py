@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..vocabulary import CORPUS
-from .base import Candidate
-from .match import TitleIndex
+from surge_dataset.core.vocabulary import CORPUS
+from surge_dataset.references.base import Candidate
+from surge_dataset.references.match import TitleIndex
 
 __all__ = ["CorpusTitles"]
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .base import Request
+from surge_dataset.references.base import Request
 
 __all__ = ["DOWN_AFTER", "AnswerTooLong", "LookupFailed", "RateLimiter", "ServiceStats", "Transport", "parse_retry_after",
            "retry_delay"]

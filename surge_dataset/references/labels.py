@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..normalise import normalise_title
-from ..vocabulary import CORPUS, EXISTS, IN_CORPUS, NOT_FOUND, UNCHECKED, ReferenceLabel
-from .base import Candidate, SourceAnswer
-from .match import match_score
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.vocabulary import CORPUS, EXISTS, IN_CORPUS, NOT_FOUND, UNCHECKED, ReferenceLabel
+from surge_dataset.references.base import Candidate, SourceAnswer
+from surge_dataset.references.match import match_score
 
 __all__ = ["Evidence", "best_candidate", "date_key", "label_reference", "published_after"]
 

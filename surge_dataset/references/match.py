@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from rapidfuzz.utils import default_process
 
-from ..normalise import normalise_title
+from surge_dataset.core.normalise import normalise_title
 
 __all__ = ["NEAR_FLOOR", "Nearest", "TitleIndex", "match_score", "process_title"]
 

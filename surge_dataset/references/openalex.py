@@ -26,8 +26,17 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote_plus, urlsplit
 
-from ..vocabulary import OPENALEX
-from .base import AnswerError, Candidate, QueryRejected, Request, arxiv_id_of, clean_query, env_value, year_of
+from surge_dataset.core.vocabulary import OPENALEX
+from surge_dataset.references.base import (
+    AnswerError,
+    Candidate,
+    QueryRejected,
+    Request,
+    arxiv_id_of,
+    clean_query,
+    env_value,
+    year_of,
+)
 
 __all__ = ["OpenAlex", "SERVICE", "filter_words", "title_search", "works_list", "works_request"]
 

@@ -18,8 +18,8 @@ import json
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
-from ..vocabulary import SEMANTIC_SCHOLAR
-from .base import AnswerError, Candidate, Request, clean_query, env_value, year_of
+from surge_dataset.core.vocabulary import SEMANTIC_SCHOLAR
+from surge_dataset.references.base import AnswerError, Candidate, Request, clean_query, env_value, year_of
 
 __all__ = ["SERVICE", "SemanticScholarService"]
 

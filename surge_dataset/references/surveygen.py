@@ -16,11 +16,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError
-from ..io import reading_input
-from ..vocabulary import SURVEYGEN
-from .base import Candidate, arxiv_id_of, year_of
-from .match import NEAR_FLOOR, TitleIndex
+from surge_dataset.core.errors import InputFileError
+from surge_dataset.core.io import reading_input
+from surge_dataset.core.vocabulary import SURVEYGEN
+from surge_dataset.references.base import Candidate, arxiv_id_of, year_of
+from surge_dataset.references.match import NEAR_FLOOR, TitleIndex
 
 __all__ = ["SurveyGenSource", "surveygen_files"]
 

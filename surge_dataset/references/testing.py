@@ -29,10 +29,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
-from ..local_server import LocalHTTPServer, QuietHandler, send_answer
-from ..normalise import normalise_title
-from ..vocabulary import ARXIV, CROSSREF, OPENALEX, SEMANTIC_SCHOLAR
-from .match import match_score
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.vocabulary import ARXIV, CROSSREF, OPENALEX, SEMANTIC_SCHOLAR
+from surge_dataset.local_server import LocalHTTPServer, QuietHandler, send_answer
+from surge_dataset.references.match import match_score
 
 __all__ = ["BibServer", "Failure", "KnownPaper", "PREFIXES", "RecordedRequest"]
 

@@ -12,7 +12,7 @@ bootstraps of the mean over surveys. Significance is a two-sided *paired permuta
 the per-survey differences, ``scipy.stats.permutation_test``; exact when 2**n <= resamples, so it stays
 valid with the handful of surveys of a sample, where a bootstrap p-value is too optimistic); the interval
 of the difference (``ci_low``/``ci_high``) is a paired bootstrap. Pairing needs the same survey ids, so
-systems evaluated on different surveys are refused. The statistics are :mod:`surge_dataset.stats`'s, the
+systems evaluated on different surveys are refused. The statistics are :mod:`surge_dataset.core.stats`'s, the
 leaderboard's too: every draw is seeded by ``--seed`` alone, so adding a system does not change the other
 numbers and two systems with the same values get the same interval.
 
@@ -21,7 +21,7 @@ One module per job:
 * :mod:`.constants` -- the published Table 4, column names, decimals, the errors;
 * :mod:`.results`   -- loading results / retrieval-eval files, merging runs of one system, checking they are
   comparable, choosing metrics;
-* :mod:`surge_dataset.stats` -- bootstrap intervals, paired tests, ``summarise`` (shared with the leaderboard,
+* :mod:`surge_dataset.core.stats` -- bootstrap intervals, paired tests, ``summarise`` (shared with the leaderboard,
   the judge agreement, meta-eval and the arena);
 * :mod:`.tables`    -- Markdown / LaTeX / HTML tables (evaluated and published rows), significance, retrieval;
 * :mod:`.figures`   -- bars, heat maps, Recall@k curves (matplotlib, no pyplot);
@@ -36,10 +36,10 @@ Every name is re-exported here (private helpers too, e.g. ``_fmt`` for ``cli_rep
 
 from __future__ import annotations
 
-from ..stats import MetricSummary, bootstrap_ci, paired_test, summarise
-from .build import _versions as _versions
-from .build import build_report
-from .constants import (
+from surge_dataset.core.stats import MetricSummary, bootstrap_ci, paired_test, summarise
+from surge_dataset.report.build import _versions as _versions
+from surge_dataset.report.build import build_report
+from surge_dataset.report.constants import (
     CI_LEVEL,
     DECIMALS,
     DEFAULT_DECIMALS,
@@ -54,17 +54,17 @@ from .constants import (
     SurveySetMismatchError,
     metric_label,
 )
-from .constants import _fmt as _fmt
-from .constants import _is_number as _is_number
-from .constants import _survey_sort_key as _survey_sort_key
-from .drilldown import _diagnostic_codes as _diagnostic_codes
-from .drilldown import drilldown_markdown
-from .figures import _figure as _figure
-from .figures import _rc as _rc
-from .figures import _save as _save
-from .figures import _slug as _slug
-from .figures import plot_bars, plot_heatmap, plot_recall_at_k
-from .results import (
+from surge_dataset.report.constants import _fmt as _fmt
+from surge_dataset.report.constants import _is_number as _is_number
+from surge_dataset.report.constants import _survey_sort_key as _survey_sort_key
+from surge_dataset.report.drilldown import _diagnostic_codes as _diagnostic_codes
+from surge_dataset.report.drilldown import drilldown_markdown
+from surge_dataset.report.figures import _figure as _figure
+from surge_dataset.report.figures import _rc as _rc
+from surge_dataset.report.figures import _save as _save
+from surge_dataset.report.figures import _slug as _slug
+from surge_dataset.report.figures import plot_bars, plot_heatmap, plot_recall_at_k
+from surge_dataset.report.results import (
     RetrievalResults,
     SystemResults,
     available_metrics,
@@ -81,10 +81,10 @@ from .results import (
     select_metrics,
     significance,
 )
-from .results import _read_json as _read_json
-from .results import _unique_names as _unique_names
-from .tables import _LATEX_SPECIAL as _LATEX_SPECIAL
-from .tables import (
+from surge_dataset.report.results import _read_json as _read_json
+from surge_dataset.report.results import _unique_names as _unique_names
+from surge_dataset.report.tables import _LATEX_SPECIAL as _LATEX_SPECIAL
+from surge_dataset.report.tables import (
     Cell,
     Row,
     dataset_notes,
@@ -96,8 +96,8 @@ from .tables import (
     table_markdown,
     table_rows,
 )
-from .tables import _bold_best as _bold_best
-from .tables import _notes as _notes
+from surge_dataset.report.tables import _bold_best as _bold_best
+from surge_dataset.report.tables import _notes as _notes
 
 __all__ = [
     "CI_LEVEL",

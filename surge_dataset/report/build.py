@@ -8,15 +8,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..evaluation.summary import averaging_lines
-from ..io import atomic_write_json, atomic_write_text
-from ..metadata import installed_versions
-from ..stats import summarise
-from .constants import CI_LEVEL, SIGNIFICANCE_METHOD, ReportError
-from .drilldown import drilldown_markdown
-from .figures import plot_bars, plot_heatmap, plot_recall_at_k
-from .judge_variance import judge_std, judge_std_markdown, judge_std_note
-from .judging import (
+from surge_dataset.core.io import atomic_write_json, atomic_write_text
+from surge_dataset.core.metadata import installed_versions
+from surge_dataset.core.stats import summarise
+from surge_dataset.evaluation.summary import averaging_lines
+from surge_dataset.report.constants import CI_LEVEL, SIGNIFICANCE_METHOD, ReportError
+from surge_dataset.report.drilldown import drilldown_markdown
+from surge_dataset.report.figures import plot_bars, plot_heatmap, plot_recall_at_k
+from surge_dataset.report.judge_variance import judge_std, judge_std_markdown, judge_std_note
+from surge_dataset.report.judging import (
     arena_markdown,
     arena_warnings,
     injection_flags,
@@ -25,7 +25,7 @@ from .judging import (
     load_arenas,
     split_arena_inputs,
 )
-from .results import (
+from surge_dataset.report.results import (
     check_same_surveys,
     comparability_warnings,
     load_results,
@@ -35,7 +35,7 @@ from .results import (
     select_metrics,
     significance,
 )
-from .tables import (
+from surge_dataset.report.tables import (
     _bold_rows,
     _notes,
     dataset_notes,
@@ -49,7 +49,7 @@ from .tables import (
 
 
 def _versions() -> dict[str, str]:
-    from .. import __version__
+    from surge_dataset import __version__
 
     return {"surge-bench": __version__, "python": platform.python_version(),
             **installed_versions(("numpy", "scipy", "matplotlib"))}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import SurgeError
-from ..stats import CI_LEVEL as CI_LEVEL  # one definition, re-exported for the report
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.stats import CI_LEVEL as CI_LEVEL  # one definition, re-exported for the report
 
 #: Table 4 of the SurGE paper (arXiv 2508.15658), copied from protocol.md §5 -- the only copy in the
 #: package. Means over the paper's 41 test surveys; BLEU on sacreBLEU's 0-100 scale; SQS and CQS are
@@ -43,7 +43,7 @@ DEFAULT_DECIMALS = 4
 PUBLISHED_MARK = "†"
 SIGNIFICANCE_METHOD = (
     "p_value: two-sided paired permutation test (sign flips of per-survey differences, "
-    "scipy.stats.permutation_test's test and p-value, surge_dataset.stats.paired_tests; exact when 2**n <= "
+    "scipy.stats.permutation_test's test and p-value, surge_dataset.core.stats.paired_tests; exact when 2**n <= "
     "resamples); ci_low/ci_high: 95% paired percentile bootstrap of the mean difference; pairs = surveys where "
     "both systems' metric is defined"
 )

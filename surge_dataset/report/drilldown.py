@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .constants import _fmt, _survey_sort_key, metric_label
-from .results import SystemResults
+from surge_dataset.report.constants import _fmt, _survey_sort_key, metric_label
+from surge_dataset.report.results import SystemResults
 
 
 def _diagnostic_codes(record: Mapping[str, Any]) -> str:
@@ -51,7 +51,7 @@ def drilldown_markdown(systems: Sequence[SystemResults], metrics: Sequence[str],
         lines.append("")
         if undefined:
             lines += [f"Undefined (left out of the mean) for surveys — {'; '.join(undefined)}.", ""]
-    from ..evaluation import registry  # the judged metrics, as registered (a plugin's too)
+    from surge_dataset.evaluation import registry  # the judged metrics, as registered (a plugin's too)
 
     judged = [m.name for m in registry().values() if m.judged and any(s.values(m.name) for s in systems)]
     if judged:

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..io import atomic_path
-from ..stats import MetricSummary
-from .constants import PUBLISHED_MARK, metric_label
-from .results import RetrievalResults, SystemResults
+from surge_dataset.core.io import atomic_path
+from surge_dataset.core.stats import MetricSummary
+from surge_dataset.report.constants import PUBLISHED_MARK, metric_label
+from surge_dataset.report.results import RetrievalResults, SystemResults
 
 
 def _save(fig: Any, out: Path, stem: str, formats: Sequence[str]) -> list[Path]:
@@ -116,7 +116,7 @@ def plot_recall_at_k(
             if points:
                 ax.plot([k for k, _ in points], [v for _, v in points], marker="o", color=f"C{i % 10}", label=run.name)
         if with_paper:
-            from ..retrieval.evaluation import TABLE3
+            from surge_dataset.retrieval.evaluation import TABLE3
 
             for j, (name, values) in enumerate(TABLE3.items()):
                 points = sorted((int(k.split("@")[1]), v) for k, v in values.items() if k.startswith("recall@"))

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .constants import _fmt, _is_number, metric_label
-from .results import SystemResults
+from surge_dataset.report.constants import _fmt, _is_number, metric_label
+from surge_dataset.report.results import SystemResults
 
 __all__ = ["JUDGE_STD_METHOD", "judge_std", "judge_std_markdown", "judge_std_note"]
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .constants import _fmt
-from .results import SystemResults, _read_json, file_sha256
+from surge_dataset.report.constants import _fmt
+from surge_dataset.report.results import SystemResults, _read_json, file_sha256
 
 __all__ = ["arena_markdown", "arena_warnings", "injection_flags", "injection_markdown", "injection_warnings",
            "load_arenas", "split_arena_inputs"]
@@ -23,7 +23,7 @@ INJECTION_CODE = "judge_injection"  # surge_dataset.scoring.injection.INJECTION_
 
 def split_arena_inputs(paths: Sequence[str | Path]) -> tuple[list[Path], list[Path]]:
     """(results files, arena outputs) by content, so ``surge report *.json arena.json`` works."""
-    from ..judging.arena import is_arena_output
+    from surge_dataset.judging.arena import is_arena_output
 
     results, arenas = [], []
     for path in map(Path, paths):
@@ -41,13 +41,13 @@ def _r(value: Any) -> str:
 
 def arena_warnings(arenas: Sequence[dict[str, Any]]) -> list[str]:
     """One warning per arena whose judge's position consistency is below the threshold (see arena.md)."""
-    from ..judging.arena import consistency_warning
+    from surge_dataset.judging.arena import consistency_warning
 
     return [f"{Path(a['path']).name}: {flag}" for a in arenas if (flag := consistency_warning(a))]
 
 
 def arena_markdown(arenas: Sequence[dict[str, Any]]) -> str:
-    from ..judging.arena import MIN_POSITION_CONSISTENCY, consistency_warning, shared_ranks
+    from surge_dataset.judging.arena import MIN_POSITION_CONSISTENCY, consistency_warning, shared_ranks
 
     lines = ["# Arena (Bradley-Terry)", "",
              "Pairs of two systems' surveys on one topic, judged in both orders (an inconsistent pair is a tie); "

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..stats import compare_pairs
-from ..vocabulary import RELEASED, parse_list
-from .constants import (
+from surge_dataset.core.stats import compare_pairs
+from surge_dataset.core.vocabulary import RELEASED, parse_list
+from surge_dataset.report.constants import (
     EXTRA_COLUMNS,
     NON_METRIC_KEYS,
     TABLE4_COLUMNS,
@@ -229,7 +229,7 @@ def significance(
     systems: Sequence[SystemResults], metrics: Sequence[str], *, seed: int = 0, resamples: int = 10_000,
 ) -> list[dict[str, Any]]:
     """Every metric x every pair (a before b in input order), paired over the surveys where both are defined
-    (:func:`surge_dataset.stats.compare_pairs`); systems must share their survey ids (:func:`check_same_surveys`)."""
+    (:func:`surge_dataset.core.stats.compare_pairs`); systems must share their survey ids (:func:`check_same_surveys`)."""
     check_same_surveys(systems)
     return compare_pairs(systems, metrics, seed=seed, resamples=resamples)
 
@@ -272,7 +272,7 @@ def select_metrics(systems: Sequence[SystemResults], requested: str | Sequence[s
     names = parse_list(requested)
     if "all" in names:
         return present
-    from ..evaluation import METRIC_KEYS
+    from surge_dataset.evaluation import METRIC_KEYS
 
     chosen: list[str] = []
     for name in names:
@@ -300,8 +300,8 @@ def _identity(system: SystemResults) -> tuple[str, str] | None:
 def _key_settings(config: dict[str, Any], key: str) -> dict[str, Any]:
     """The settings a result key's numbers depend on beyond the shared ones: those of the model kinds its metric
     needs (every model setting for a key no registered metric writes)."""
-    from ..evaluation import registry
-    from ..evaluation.config import MODEL_SETTINGS
+    from surge_dataset.evaluation import registry
+    from surge_dataset.evaluation.config import MODEL_SETTINGS
 
     kinds: set[str] = set(MODEL_SETTINGS)
     for metric in registry().values():
@@ -336,8 +336,8 @@ def _joins(merged: SystemResults, run: SystemResults) -> bool:
 
 def _combine(merged: SystemResults, run: SystemResults) -> SystemResults:
     """``merged`` with ``run``'s columns, surveys, failures and averaging notes added (``merged`` wins ties)."""
-    from ..evaluation import registry
-    from ..evaluation.config import MODEL_SETTINGS
+    from surge_dataset.evaluation import registry
+    from surge_dataset.evaluation.config import MODEL_SETTINGS
 
     parts = [*merged.files, run]
     config = dict(merged.config)
@@ -391,7 +391,7 @@ def merge_runs(systems: Sequence[SystemResults]) -> list[SystemResults]:
     different values under the same settings raises :class:`ReportError`. The merged system keeps the first file's
     name and path; ``parts`` lists every file. Files without a recorded system or passage folder are never merged.
     """
-    from ..evaluation.config import SHARED_SETTINGS
+    from surge_dataset.evaluation.config import SHARED_SETTINGS
 
     merged: list[SystemResults] = []
     for run in systems:

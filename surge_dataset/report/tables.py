@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..stats import MetricSummary
-from .constants import (
+from surge_dataset.core.stats import MetricSummary
+from surge_dataset.report.constants import (
     PAPER_SOURCE,
     PAPER_TABLE4,
     PUBLISHED_MARK,
@@ -18,7 +18,7 @@ from .constants import (
     _fmt,
     metric_label,
 )
-from .results import RetrievalResults
+from surge_dataset.report.results import RetrievalResults
 
 
 @dataclass
@@ -97,7 +97,7 @@ def _notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, publi
 
 def _dataset_text(config: Mapping[str, Any]) -> str:
     """One dataset as the notes name it: short fingerprint, then its date window or why there is none."""
-    from ..data.fresh_manifest import window_text
+    from surge_dataset.data.fresh_manifest import window_text
 
     fingerprint = config.get("data_fingerprint")
     text = f"dataset {fingerprint[:8]}" if fingerprint else "a dataset whose fingerprint the results file lacks"
@@ -244,7 +244,7 @@ def significance_markdown(rows: Sequence[Mapping[str, Any]], alpha: float = 0.05
 
 
 def retrieval_markdown(runs: Sequence[RetrievalResults], *, with_paper: bool = False) -> str:
-    from ..retrieval.evaluation import TABLE3
+    from surge_dataset.retrieval.evaluation import TABLE3
 
     ks = sorted({k for r in runs for k, _ in r.recall_at_k()})
     keys = [f"recall@{k}" for k in ks]

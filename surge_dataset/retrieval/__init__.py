@@ -7,13 +7,19 @@ registry (:mod:`.registry`: built-in kinds, :func:`register_index`, the ``surge.
 
 from __future__ import annotations
 
-from .bm25 import BM25Index, build_bm25_index
-from .common import Hit, document_text, to_day
-from .dense import DenseEncoder, DenseIndex, encode_corpus
-from .evaluation import METRICS, evaluate_run
-from .export import export_retrieval
-from .registry import available_index_kinds, index_kinds, open_index, register_index, unregister_index
-from .runs import (
+from surge_dataset.retrieval.bm25 import BM25Index, build_bm25_index
+from surge_dataset.retrieval.common import Hit, document_text, to_day
+from surge_dataset.retrieval.dense import DenseEncoder, DenseIndex, encode_corpus
+from surge_dataset.retrieval.evaluation import METRICS, evaluate_run
+from surge_dataset.retrieval.export import export_retrieval
+from surge_dataset.retrieval.registry import (
+    available_index_kinds,
+    index_kinds,
+    open_index,
+    register_index,
+    unregister_index,
+)
+from surge_dataset.retrieval.runs import (
     QUERY_TYPES,
     RetrievalQuery,
     load_qrels,

@@ -28,9 +28,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..data.validate import SurgeDataError
-from ..output_folder import check_output_folder, replacing_output_folder
-from .common import (
+from surge_dataset.core.output_folder import check_output_folder, replacing_output_folder
+from surge_dataset.data.validate import SurgeDataError
+from surge_dataset.retrieval.common import (
     DOC_DAYS,
     DOC_IDS,
     Hit,

@@ -18,9 +18,9 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 
-from ..errors import SurgeError
-from ..io import atomic_write_json
-from ..records import OFFICIAL_FILES
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.io import atomic_write_json
+from surge_dataset.core.records import OFFICIAL_FILES
 
 MANIFEST = "surge_index.json"
 DOC_IDS = "doc_ids.npy"

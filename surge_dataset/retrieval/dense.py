@@ -16,7 +16,7 @@ same text the trainer uses.
 
 from __future__ import annotations
 
-from .encoder import (
+from surge_dataset.retrieval.encoder import (
     DEFAULT_MAX_DOC_LENGTH,
     DEFAULT_MAX_QUERY_LENGTH,
     RETRIEVER_CONFIG,
@@ -26,14 +26,21 @@ from .encoder import (
     retriever_config,
     transformer_dir,
 )
-from .encoder import _quiet_transformers as _quiet_transformers
-from .encoding import ENCODING_MANIFEST, EncodeReport, encode_corpus
-from .encoding import _corpus_shards as _corpus_shards
-from .encoding import _papers_of_process as _papers_of_process
-from .faiss_index import FAISS_FILE, FAISS_KINDS, DenseIndex, build_faiss, exact_topk, flat_vectors
-from .faiss_index import _exact_topk as _exact_topk
-from .faiss_index import _search_params as _search_params
-from .shards import SHARDS_DIR
+from surge_dataset.retrieval.encoder import _quiet_transformers as _quiet_transformers
+from surge_dataset.retrieval.encoding import ENCODING_MANIFEST, EncodeReport, encode_corpus
+from surge_dataset.retrieval.encoding import _corpus_shards as _corpus_shards
+from surge_dataset.retrieval.encoding import _papers_of_process as _papers_of_process
+from surge_dataset.retrieval.faiss_index import (
+    FAISS_FILE,
+    FAISS_KINDS,
+    DenseIndex,
+    build_faiss,
+    exact_topk,
+    flat_vectors,
+)
+from surge_dataset.retrieval.faiss_index import _exact_topk as _exact_topk
+from surge_dataset.retrieval.faiss_index import _search_params as _search_params
+from surge_dataset.retrieval.shards import SHARDS_DIR
 
 __all__ = [
     "DEFAULT_MAX_DOC_LENGTH",

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import SurgeError
-from ..vocabulary import check_choice
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.vocabulary import check_choice
 
 ENGINES: tuple[str, ...] = ("numpy", "ranx")
 METRICS: tuple[str, ...] = (
@@ -56,7 +56,7 @@ def evaluate_run(
     """
     check_choice("engine", engine, ENGINES)
     if isinstance(run, (str, Path)):
-        from .runs import read_trec_run
+        from surge_dataset.retrieval.runs import read_trec_run
 
         run = read_trec_run(run)
     qrels = {str(q): {str(d): int(r) for d, r in docs.items()} for q, docs in qrels.items() if docs}

@@ -25,10 +25,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..output_folder import replacing_output_folder
-from ..vocabulary import check_choice
-from .common import iter_corpus, require_config
-from .runs import load_qrels, load_queries
+from surge_dataset.core.output_folder import replacing_output_folder
+from surge_dataset.core.vocabulary import check_choice
+from surge_dataset.retrieval.common import iter_corpus, require_config
+from surge_dataset.retrieval.runs import load_qrels, load_queries
 
 FORMATS = ("beir", "mteb")
 _CORPUS_SCHEMA = pa.schema([("_id", pa.string()), ("title", pa.string()), ("text", pa.string())])

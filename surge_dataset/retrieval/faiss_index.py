@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..io import atomic_path
-from ..models.base import load_model
-from .common import (
+from surge_dataset.core.io import atomic_path
+from surge_dataset.models.base import load_model
+from surge_dataset.retrieval.common import (
     DOC_DAYS,
     DOC_IDS,
     MANIFEST,
@@ -27,8 +27,8 @@ from .common import (
     to_days,
     write_manifest,
 )
-from .encoder import DenseEncoder
-from .shards import load_shards, shard_paths
+from surge_dataset.retrieval.encoder import DenseEncoder
+from surge_dataset.retrieval.shards import load_shards, shard_paths
 
 FAISS_FILE = "index.faiss"
 FAISS_KINDS = ("flat", "ivf", "hnsw")

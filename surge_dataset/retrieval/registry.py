@@ -16,7 +16,7 @@ Three sources, in this order of precedence:
 :data:`BUILTIN_INDEXES` is the one declaration of the built-in kinds: surge-bench's ``pyproject.toml`` does
 not repeat them as entry points (``tests/test_index_registry.py`` keeps it so), since this module, which reads
 them first, needs no installed metadata to find them. Two providers of one kind are settled by the rule of
-:mod:`surge_dataset.registries`: a built-in kind keeps its searcher whatever is installed; two installed
+:mod:`surge_dataset.core.registries`: a built-in kind keeps its searcher whatever is installed; two installed
 packages declaring one kind are a ``NameClashError`` when an index of that kind is opened; run-time
 registration takes an installed package's kind, a built-in's or an earlier registration's only with
 ``replace=True``.
@@ -35,7 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..registries import (
+from surge_dataset.core.registries import (
     BUILT_IN,
     IN_PROCESS,
     Provider,
@@ -44,8 +44,8 @@ from ..registries import (
     load,
     settle_registration,
 )
-from ..vocabulary import UnknownNameError
-from .common import Searcher, read_manifest
+from surge_dataset.core.vocabulary import UnknownNameError
+from surge_dataset.retrieval.common import Searcher, read_manifest
 
 ENTRY_POINT_GROUP = "surge.indexes"
 
@@ -90,7 +90,7 @@ def register_index(kind: str, opener: Any = None, *, replace: bool = False) -> A
     ``(index_dir, **kwargs) -> Searcher`` or a ``"module:attr"`` string (imported on first use).
     Without ``opener``, returns a decorator (``@register_index("toy")`` on the class). A kind an installed
     package declares is taken; a built-in kind or one registered before (with another opener) is a
-    :class:`~surge_dataset.registries.NameClashError` (a ``ValueError``) unless ``replace=True``.
+    :class:`~surge_dataset.core.registries.NameClashError` (a ``ValueError``) unless ``replace=True``.
     """
     if opener is None:
         def decorator(target: Any) -> Any:

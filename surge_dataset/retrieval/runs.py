@@ -24,12 +24,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import SurgeError
-from ..filters import SurveyFilter, kept_query_ids
-from ..io import atomic_write_json, atomic_write_text
-from ..vocabulary import UnknownNameError, check_choice
-from .common import Hit, Searcher, day_to_iso, read_manifest, require_config, to_day
-from .registry import open_index
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.io import atomic_write_json, atomic_write_text
+from surge_dataset.core.vocabulary import UnknownNameError, check_choice
+from surge_dataset.data.filters import SurveyFilter, kept_query_ids
+from surge_dataset.retrieval.common import Hit, Searcher, day_to_iso, read_manifest, require_config, to_day
+from surge_dataset.retrieval.registry import open_index
 
 QUERY_TYPES = ("titles", "questions")
 META_SUFFIX = ".meta.json"
@@ -56,7 +56,7 @@ class RetrievalQuery:
 
 def _check_query_set(data: Any, split: str, query_type: str) -> None:
     """A query type outside :data:`QUERY_TYPES` is a ``ChoiceError``; a split the dataset does not have an
-    :class:`~surge_dataset.vocabulary.UnknownNameError` (a misspelt split would otherwise give an empty run)."""
+    :class:`~surge_dataset.core.vocabulary.UnknownNameError` (a misspelt split would otherwise give an empty run)."""
     check_choice("query type", query_type, QUERY_TYPES)
     config = "surveys" if query_type == "titles" else "queries"
     require_config(data, config, f"--query-type {query_type}")
@@ -252,7 +252,7 @@ def run_retrieval(
             "papers dated after the query's survey date are dropped (papers without a date are kept)"
             if date_cutoff else None
         ),
-        "filters": survey_filter.as_dict(),  # --min-cites / --exclude-empty (surge_dataset/filters.py)
+        "filters": survey_filter.as_dict(),  # --min-cites / --exclude-empty (surge_dataset/data/filters.py)
         "seconds": round(time.perf_counter() - start, 3),
     }
     if date_cutoff:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io import atomic_path
+from surge_dataset.core.io import atomic_path
 
 SHARDS_DIR = "shards"
 

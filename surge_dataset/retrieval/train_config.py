@@ -1,9 +1,9 @@
 """The settings of ``training/train_retriever.py``: :class:`TrainConfig`, its ``--flags`` and its YAML file.
 
-Each setting is declared once, as a field made with :func:`surge_dataset.settings.setting`: its default,
+Each setting is declared once, as a field made with :func:`surge_dataset.core.settings.setting`: its default,
 its ``--help`` text and its choices live on the field, and :func:`build_parser` reads the flags off the
 fields (``--flag`` = the name with dashes). Precedence: the dataclass defaults < ``--config YAML`` < flags.
-An unknown YAML key or a word outside a setting's choices is a :class:`~surge_dataset.errors.SurgeError`
+An unknown YAML key or a word outside a setting's choices is a :class:`~surge_dataset.core.errors.SurgeError`
 (the script prints it as one line and exits 2): a typo must not pass silently.
 """
 
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from ..defaults import DEFAULT_RETRIEVER_BASE_MODEL
-from ..errors import SurgeError
-from ..settings import declared, field_default, flag_of, help_text, setting
-from ..vocabulary import ChoiceError, check_choice, closest_hint
+from surge_dataset.core.defaults import DEFAULT_RETRIEVER_BASE_MODEL
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.settings import declared, field_default, flag_of, help_text, setting
+from surge_dataset.core.vocabulary import ChoiceError, check_choice, closest_hint
 
 __all__ = ["MIXED_PRECISIONS", "QUERY_KINDS", "MixedPrecision", "QueryKind", "TrainConfig", "build_parser",
            "load_config"]
@@ -89,7 +89,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         """Comma lists (from a flag) become lists; a word outside ``train_on``'s or ``mixed_precision``'s
-        choices is a :class:`~surge_dataset.vocabulary.ChoiceError` naming the closest one."""
+        choices is a :class:`~surge_dataset.core.vocabulary.ChoiceError` naming the closest one."""
         self.train_on = _parse_list(self.train_on, str)
         self.eval_ks = _parse_list(self.eval_ks, int)
         if not self.train_on:
@@ -143,7 +143,7 @@ def build_parser(description: str = "") -> argparse.ArgumentParser:
 def load_config(argv: list[str] | None = None, *, description: str = "") -> TrainConfig:
     """Parse ``--config`` and the flags (``--help`` and argparse's own usage errors exit as argparse does).
 
-    An unknown YAML key is a :class:`~surge_dataset.errors.SurgeError` naming it and the closest setting.
+    An unknown YAML key is a :class:`~surge_dataset.core.errors.SurgeError` naming it and the closest setting.
     """
     args = vars(build_parser(description).parse_args(argv))
     values: dict[str, Any] = {}

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SurgeError
-from .common import document_text
-from .encoder import load_backbone
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.retrieval.common import document_text
+from surge_dataset.retrieval.encoder import load_backbone
 
 # --------------------------------------------------------------------------------------------------
 # Data: training pairs, held-out surveys, the corpus
@@ -124,7 +124,7 @@ def load_encoder(name_or_path: str) -> tuple[Any, Any]:
     """(tokenizer, model) to train: the encoder without its pooler, so every parameter gets a gradient (DDP)."""
     from transformers import AutoTokenizer
 
-    from ..models.base import load_model
+    from surge_dataset.models.base import load_model
 
     return load_model(lambda: (AutoTokenizer.from_pretrained(name_or_path), load_backbone(name_or_path)),
                       str(name_or_path), ["retriever training"], "--model")

@@ -16,7 +16,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..io import atomic_write_json
+from surge_dataset.core.io import atomic_write_json
 
 
 class Logger:

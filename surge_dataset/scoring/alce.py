@@ -42,11 +42,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..records import Paper
-from ..survey import GeneratedSurvey
-from ..survey.headings import is_references_title
-from ..survey.paper_parse import expand_citation_range
-from .citations import ENTAILMENT
+from surge_dataset.core.records import Paper
+from surge_dataset.scoring.citations import ENTAILMENT
+from surge_dataset.survey import GeneratedSurvey
+from surge_dataset.survey.headings import is_references_title
+from surge_dataset.survey.paper_parse import expand_citation_range
 
 __all__ = [
     "MAX_CITATIONS",
@@ -230,7 +230,7 @@ class NLIEntailment:
 
 
 class JudgeEntailment:
-    """An LLM judge as the NLI model: prompt ``alce_entailment`` (``surge_dataset.prompts``), answer 1 or 0.
+    """An LLM judge as the NLI model: prompt ``alce_entailment`` (``surge_dataset.llm.prompts``), answer 1 or 0.
 
     ``judge`` is anything with ``run(requests) -> outcomes`` (normally :class:`surge_dataset.llm.Judge`,
     which batches, retries unreadable answers and caches). An answer missing after every try is None;
@@ -244,8 +244,8 @@ class JudgeEntailment:
 
     @staticmethod
     def request(pair: Pair) -> Any:
-        from ..llm.judge import JudgeRequest
-        from ..prompts import get_prompt
+        from surge_dataset.llm.judge import JudgeRequest
+        from surge_dataset.llm.prompts import get_prompt
 
         premise, hypothesis = pair
         return JudgeRequest.score(get_prompt("alce_entailment").render(premise=premise, claim=hypothesis), 0, 1)

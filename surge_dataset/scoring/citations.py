@@ -14,8 +14,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..records import Paper
-from ..vocabulary import OFFICIAL, PAPER, PROTOCOLS
+from surge_dataset.core.records import Paper
+from surge_dataset.core.vocabulary import OFFICIAL, PAPER, PROTOCOLS
 
 CONTRADICTION, ENTAILMENT, NEUTRAL = 0, 1, 2  # canonical logit columns (surge_dataset.models.nli)
 #: Citation accuracy's levels: document (Doc-Acc), section (Sec-Acc), sentence (Sent-Acc).

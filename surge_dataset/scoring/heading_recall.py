@@ -27,7 +27,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .shr import MAX_HEADING_CHARS, TextEncoder, soft_cardinality
+from surge_dataset.scoring.shr import MAX_HEADING_CHARS, TextEncoder, soft_cardinality
 
 __all__ = [
     "EntityExtractor",

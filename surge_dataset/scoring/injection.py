@@ -1,7 +1,7 @@
 """Surveys that address their judge: text that tries to instruct an LLM judge instead of being judged.
 
 A generated survey is data, not instructions. The judge templates quote it between delimiters and tell the
-judge to ignore instructions found there (:mod:`surge_dataset.prompts`); this module *flags* the surveys
+judge to ignore instructions found there (:mod:`surge_dataset.llm.prompts`); this module *flags* the surveys
 that try anyway, so a leaderboard row that games its judge is visible. The judged metrics (SQS, CQS,
 Rel_LLM, KPR, pairwise) scan the text they quote and add one diagnostic per finding kind, code
 :data:`INJECTION_CODE`; ``surge report`` lists the flagged surveys per system (``injection.md``).

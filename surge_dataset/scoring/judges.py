@@ -15,10 +15,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..llm.judge import JudgeOutcome, JudgeRequest
-from ..prompts import get_prompt
-from ..records import CONTENT_MIN_CHARS, Section, Survey
-from ..survey import GeneratedSurvey
+from surge_dataset.core.records import CONTENT_MIN_CHARS, Section, Survey
+from surge_dataset.llm.judge import JudgeOutcome, JudgeRequest
+from surge_dataset.llm.prompts import get_prompt
+from surge_dataset.survey import GeneratedSurvey
 
 __all__ = [
     "CQS_MAX_CHARS",

@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..llm.judge import JudgeOutcome, JudgeRequest
-from ..prompts import get_prompt
-from ..vocabulary import SURGE_STYLE
-from .judges import cut_section
+from surge_dataset.core.vocabulary import SURGE_STYLE
+from surge_dataset.llm.judge import JudgeOutcome, JudgeRequest
+from surge_dataset.llm.prompts import get_prompt
+from surge_dataset.scoring.judges import cut_section
 
 __all__ = [
     "PAIRWISE_MAX_CHARS",

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from ..llm.judge import JudgeOutcome, JudgeRequest
-from ..prompts import get_prompt
-from ..vocabulary import QUIZ_ANSWERS, QUIZ_CHOICES, QUIZ_UNANSWERED, SURGE_STYLE
-from .judges import cut_section
+from surge_dataset.core.vocabulary import QUIZ_ANSWERS, QUIZ_CHOICES, QUIZ_UNANSWERED, SURGE_STYLE
+from surge_dataset.llm.judge import JudgeOutcome, JudgeRequest
+from surge_dataset.llm.prompts import get_prompt
+from surge_dataset.scoring.judges import cut_section
 
 __all__ = ["QUIZ_MAX_SURVEY_CHARS", "QUIZ_SEED", "UNANSWERED_OPTION", "QuizAnswer", "QuizScore", "answer_request",
            "fit_survey", "grade", "option_order", "quiz_score"]

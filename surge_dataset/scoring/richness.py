@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..survey.headings import PSEUDO_REFERENCES_RE, is_references_title
+from surge_dataset.survey.headings import PSEUDO_REFERENCES_RE, is_references_title
 
 __all__ = ["Richness", "count_richness"]
 

@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..vocabulary import OFFICIAL
+from surge_dataset.core.vocabulary import OFFICIAL
 
 MAX_HEADING_CHARS = 512
 

@@ -29,8 +29,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ..records import Survey
-from ..survey import GeneratedSurvey
+from surge_dataset.core.records import Survey
+from surge_dataset.survey import GeneratedSurvey
 
 __all__ = [
     "CITATION_MATCH_THRESHOLD",

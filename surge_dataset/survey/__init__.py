@@ -24,18 +24,23 @@ Parsing never raises on odd input: every oddity becomes a :class:`Diagnostic`. M
 
 from __future__ import annotations
 
-from ..vocabulary import PROTOCOLS
-from .citations import CitationGroup, citation_groups
-from .decode import decode_survey_bytes, read_survey_file
-from .model import Citation, Diagnostic, GeneratedSurvey, Reference, SurveyNode
-from .official_parse import (
+from surge_dataset.core.vocabulary import PROTOCOLS
+from surge_dataset.survey.citations import CitationGroup, citation_groups
+from surge_dataset.survey.decode import decode_survey_bytes, read_survey_file
+from surge_dataset.survey.model import Citation, Diagnostic, GeneratedSurvey, Reference, SurveyNode
+from surge_dataset.survey.official_parse import (
     OFFICIAL_CITATION_RE,
     OFFICIAL_HEADING_RE,
     OFFICIAL_REFERENCE_RE,
     official_reference,
 )
-from .paper_parse import MAX_CITATION_RANGE, PAPER_CITATION_RE, PAPER_HEADING_RE, PAPER_REFERENCE_RE
-from .parse import parse_survey
+from surge_dataset.survey.paper_parse import (
+    MAX_CITATION_RANGE,
+    PAPER_CITATION_RE,
+    PAPER_HEADING_RE,
+    PAPER_REFERENCE_RE,
+)
+from surge_dataset.survey.parse import parse_survey
 
 #: Old private name, still imported by tests.
 _official_reference = official_reference

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .tree import FENCE_RE, to_int
+from surge_dataset.survey.tree import FENCE_RE, to_int
 
 __all__ = [
     "CITATION_GROUP_RE",

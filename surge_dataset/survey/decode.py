@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from .model import Diagnostic
+from surge_dataset.survey.model import Diagnostic
 
 
 def decode_survey_bytes(data: bytes) -> tuple[str, list[Diagnostic]]:

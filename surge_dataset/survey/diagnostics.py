@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import Citation, Diagnostic, Reference
+from surge_dataset.survey.model import Citation, Diagnostic, Reference
 
 
 def missing_numbers_diagnostic(citations: list[Citation], references: dict[int, Reference]) -> list[Diagnostic]:

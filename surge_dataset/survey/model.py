@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..normalise import normalise_title
-from ..records import CONTENT_MIN_CHARS
-from ..vocabulary import OFFICIAL
-from .headings import is_references_node, official_skipped, paper_heading_skipped
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.records import CONTENT_MIN_CHARS
+from surge_dataset.core.vocabulary import OFFICIAL
+from surge_dataset.survey.headings import is_references_node, official_skipped, paper_heading_skipped
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,10 @@ import bisect
 import functools
 import re
 
-from .diagnostics import final_diagnostics, missing_numbers_diagnostic
-from .headings import official_skipped
-from .model import Citation, Diagnostic, GeneratedSurvey, Reference, walk_nodes
-from .tree import build_tree, to_int
+from surge_dataset.survey.diagnostics import final_diagnostics, missing_numbers_diagnostic
+from surge_dataset.survey.headings import official_skipped
+from surge_dataset.survey.model import Citation, Diagnostic, GeneratedSurvey, Reference, walk_nodes
+from surge_dataset.survey.tree import build_tree, to_int
 
 #: A heading line: one or more ``#``, white space, the title (the rest of the line).
 OFFICIAL_HEADING_RE = re.compile(r"^(#+)\s+(.*)")

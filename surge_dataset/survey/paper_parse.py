@@ -14,11 +14,21 @@ from __future__ import annotations
 import bisect
 import re
 
-from .citations import CITATION_GROUP_RE, MAX_CITATION_RANGE, citation_groups, expand_citation_range
-from .diagnostics import final_diagnostics, line_list, missing_numbers_diagnostic
-from .headings import PSEUDO_REFERENCES_RE, is_references_node, is_references_title, strip_wrapping_emphasis
-from .model import Citation, Diagnostic, GeneratedSurvey, Reference, walk_nodes
-from .tree import build_tree, to_int
+from surge_dataset.survey.citations import (
+    CITATION_GROUP_RE,
+    MAX_CITATION_RANGE,
+    citation_groups,
+    expand_citation_range,
+)
+from surge_dataset.survey.diagnostics import final_diagnostics, line_list, missing_numbers_diagnostic
+from surge_dataset.survey.headings import (
+    PSEUDO_REFERENCES_RE,
+    is_references_node,
+    is_references_title,
+    strip_wrapping_emphasis,
+)
+from surge_dataset.survey.model import Citation, Diagnostic, GeneratedSurvey, Reference, walk_nodes
+from surge_dataset.survey.tree import build_tree, to_int
 
 __all__ = ["MARKDOWN_LINK_RE", "MAX_CITATION_RANGE", "PAPER_CITATION_RE", "expand_citation_range", "parse_paper"]
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..vocabulary import OFFICIAL, PROTOCOLS
-from .decode import decode_survey_bytes, normalise_newlines, split_lines
-from .model import Diagnostic, GeneratedSurvey
-from .official_parse import parse_official
-from .paper_parse import parse_paper
+from surge_dataset.core.vocabulary import OFFICIAL, PROTOCOLS
+from surge_dataset.survey.decode import decode_survey_bytes, normalise_newlines, split_lines
+from surge_dataset.survey.model import Diagnostic, GeneratedSurvey
+from surge_dataset.survey.official_parse import parse_official
+from surge_dataset.survey.paper_parse import parse_paper
 
 
 def parse_survey(text: str | bytes, protocol: str = "official") -> GeneratedSurvey:

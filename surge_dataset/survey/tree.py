@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from .model import SurveyNode
+from surge_dataset.survey.model import SurveyNode
 
 #: A code fence (the ``paper`` parser reads no heading inside one).
 FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")

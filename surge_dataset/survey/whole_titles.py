@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..vocabulary import OFFICIAL
-from .decode import decode_survey_bytes, normalise_newlines, split_lines
-from .model import GeneratedSurvey
-from .official_parse import _NUMBERED_LINE_RE, official_reference
-from .paper_parse import PAPER_REFERENCE_RE, _paper_reference_title
-from .tree import to_int
+from surge_dataset.core.vocabulary import OFFICIAL
+from surge_dataset.survey.decode import decode_survey_bytes, normalise_newlines, split_lines
+from surge_dataset.survey.model import GeneratedSurvey
+from surge_dataset.survey.official_parse import _NUMBERED_LINE_RE, official_reference
+from surge_dataset.survey.paper_parse import PAPER_REFERENCE_RE, _paper_reference_title
+from surge_dataset.survey.tree import to_int
 
 __all__ = ["WholeTitle", "whole_reference_titles"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..metric import Metric, MetricOutput
+from surge_dataset.evaluation.metric import Metric, MetricOutput
 
 
 def repeats(config: Any) -> list[int | None]:

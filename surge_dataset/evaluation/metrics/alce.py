@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ...scoring.alce import (
+from surge_dataset.core.vocabulary import JUDGE
+from surge_dataset.evaluation.metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.scoring.alce import (
     STAGES,
     JudgeEntailment,
     NLIEntailment,
@@ -10,8 +12,6 @@ from ...scoring.alce import (
     alce_sentences,
     alce_stage_pairs,
 )
-from ...vocabulary import JUDGE
-from ..metric import Metric, MetricOutput, diagnostic, register
 
 
 def _entailment(config, models) -> NLIEntailment | JudgeEntailment:

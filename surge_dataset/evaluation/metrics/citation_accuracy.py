@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...scoring.citations import accuracy_pairs, citation_accuracy
-from ..metric import Metric, MetricOutput, Requests, diagnostic, register
+from surge_dataset.evaluation.metric import Metric, MetricOutput, Requests, diagnostic, register
+from surge_dataset.scoring.citations import accuracy_pairs, citation_accuracy
 
 
 @register

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...scoring import surveygen_metrics as sg
-from ..metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.evaluation.metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.scoring import surveygen_metrics as sg
 
 
 @register

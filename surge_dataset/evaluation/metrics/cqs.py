@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ...scoring import judges
-from ...scoring.injection import injection_diagnostics
-from ..metric import Metric, Requests, register
-from ._judged import all_repeats, judged_output, repeated_scores
+from surge_dataset.evaluation.metric import Metric, Requests, register
+from surge_dataset.evaluation.metrics._judged import all_repeats, judged_output, repeated_scores
+from surge_dataset.scoring import judges
+from surge_dataset.scoring.injection import injection_diagnostics
 
 
 def _sections(survey):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...scoring.heading_recall import heading_entity_recall
-from ..metric import Metric, MetricOutput, Requests, diagnostic, register
-from .heading_soft_recall import generated_headings, gt_headings
+from surge_dataset.evaluation.metric import Metric, MetricOutput, Requests, diagnostic, register
+from surge_dataset.evaluation.metrics.heading_soft_recall import generated_headings, gt_headings
+from surge_dataset.scoring.heading_recall import heading_entity_recall
 
 
 @register

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...scoring.heading_recall import heading_soft_recall, storm_headings
-from ..metric import Metric, MetricOutput, Requests, register
+from surge_dataset.evaluation.metric import Metric, MetricOutput, Requests, register
+from surge_dataset.scoring.heading_recall import heading_soft_recall, storm_headings
 
 
 def gt_headings(gt) -> list[str]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ...scoring import judges
-from ...scoring.injection import injection_diagnostics
-from ..metric import Metric, Requests, register
-from ._judged import judged_output, repeated_scores, repeats, with_repeat
+from surge_dataset.evaluation.metric import Metric, Requests, register
+from surge_dataset.evaluation.metrics._judged import judged_output, repeated_scores, repeats, with_repeat
+from surge_dataset.scoring import judges
+from surge_dataset.scoring.injection import injection_diagnostics
 
 #: A stand-in key point for ``--dry-run`` (the real ones are only known once the extraction is answered).
 ESTIMATED_POINT = "One key point of the survey, stated as one sentence of about twenty words, as the judge lists them."

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ...scoring import judges, pairwise
-from ...scoring.injection import injection_diagnostics
-from ..metric import Metric, MetricOutput, diagnostic, register
-from ._judged import repeats, with_repeat
+from surge_dataset.evaluation.metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.evaluation.metrics._judged import repeats, with_repeat
+from surge_dataset.scoring import judges, pairwise
+from surge_dataset.scoring.injection import injection_diagnostics
 
 KEYS = ("pairwise_gt", "pairwise_gt_win", "pairwise_gt_tie", "pairwise_gt_loss", "pairwise_gt_consistency")
 

@@ -12,21 +12,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import SettingError
-from ...records import QUIZ_CONFIG
-from ...scoring import judges
-from ...scoring import quiz as scoring
-from ...scoring.injection import injection_diagnostics
-from ..metric import Metric, MetricOutput, Requests, diagnostic, register
-from ._judged import repeats, with_repeat
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.records import QUIZ_CONFIG
+from surge_dataset.evaluation.metric import Metric, MetricOutput, Requests, diagnostic, register
+from surge_dataset.evaluation.metrics._judged import repeats, with_repeat
+from surge_dataset.scoring import judges
+from surge_dataset.scoring import quiz as scoring
+from surge_dataset.scoring.injection import injection_diagnostics
 
 if TYPE_CHECKING:
-    from ...quiz.sets import QuizQuestion
+    from surge_dataset.quiz.sets import QuizQuestion
 
 
 def load_quiz_set(source: str) -> Any:
     """:func:`surge_dataset.quiz.sets.load_quiz_set`, imported on first use (pydantic: not at registry load)."""
-    from ...quiz.sets import load_quiz_set as load
+    from surge_dataset.quiz.sets import load_quiz_set as load
 
     return load(source)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...scoring.citations import citation_recall
-from ..metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.evaluation.metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.scoring.citations import citation_recall
 
 
 @register

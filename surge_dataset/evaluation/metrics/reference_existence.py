@@ -18,10 +18,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ...normalise import normalise_title
-from ...survey.whole_titles import WholeTitle, whole_reference_titles
-from ...vocabulary import CORPUS, EXISTS, IN_CORPUS, NOT_FOUND, REFERENCE_LABELS, SURVEYGEN, UNCHECKED
-from ..metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.core.normalise import normalise_title
+from surge_dataset.core.vocabulary import (
+    CORPUS,
+    EXISTS,
+    IN_CORPUS,
+    NOT_FOUND,
+    REFERENCE_LABELS,
+    SURVEYGEN,
+    UNCHECKED,
+)
+from surge_dataset.evaluation.metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.survey.whole_titles import WholeTitle, whole_reference_titles
 
 __all__ = ["ReferenceExistence", "entry_titles", "label_surveys"]
 
@@ -30,8 +38,8 @@ SHOWN = 3
 
 
 def _options(config: Any) -> Any:
-    from ...references import ChainOptions, current_session
-    from ..config import RunOptions
+    from surge_dataset.evaluation.config import RunOptions
+    from surge_dataset.references import ChainOptions, current_session
 
     session = current_session()
     return session, ChainOptions.from_settings(config, session.run or RunOptions(), session.environ)
@@ -52,7 +60,7 @@ def entry_titles(survey: Any) -> dict[int, Any]:
 
 def label_surveys(surveys: Any, config: Any) -> None:
     """Label every reference entry of ``surveys`` (``survey.reference_labels``), asking each source once per title."""
-    from ...references import label_reference
+    from surge_dataset.references import label_reference
 
     session, options = _options(config)
     chain = session.chain(options)
@@ -80,7 +88,7 @@ def label_surveys(surveys: Any, config: Any) -> None:
 
 
 def _fuzzy_in_corpus(answers: dict[str, list[Any]], titles: dict[str, str], threshold: float) -> list[Any]:
-    from ...references import label_reference
+    from surge_dataset.references import label_reference
 
     found = [label_reference(titles[key], None, answers[key], threshold) for key in answers]
     return [e for e in found if e.label == IN_CORPUS and e.doc_id is not None]
@@ -88,7 +96,7 @@ def _fuzzy_in_corpus(answers: dict[str, list[Any]], titles: dict[str, str], thre
 
 def _after_survey(evidence: Any, survey: Any, papers: dict[int, Any]) -> bool:
     """Whether the paper the entry was found as is dated after the GT survey (temporal leakage)."""
-    from ...references import published_after
+    from surge_dataset.references import published_after
 
     if evidence.label == IN_CORPUS:
         paper = survey.papers.get(evidence.doc_id) or papers.get(evidence.doc_id)
@@ -142,7 +150,7 @@ class ReferenceExistence(Metric):
                                       **evidence.as_record()} for number, (evidence, late, whole) in sorted(labels.items())])
 
     def _notes(self, survey, labels, after, config) -> list[dict[str, Any]]:
-        from ...references import is_offline, parse_services
+        from surge_dataset.references import is_offline, parse_services
 
         notes = []
         if not labels:

@@ -3,9 +3,9 @@ absolute and per 1,000 words; no model (counting rules: :mod:`surge_dataset.scor
 
 from __future__ import annotations
 
-from ...scoring import judges
-from ...scoring.richness import count_richness
-from ..metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.evaluation.metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.scoring import judges
+from surge_dataset.scoring.richness import count_richness
 
 KINDS = ("tables", "figures", "equations", "code_blocks")
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...records import CONTENT_MIN_CHARS, gt_content_sections
-from ...scoring.rouge_bleu import rouge_bleu
-from ..metric import Metric, MetricOutput, register
+from surge_dataset.core.records import CONTENT_MIN_CHARS, gt_content_sections
+from surge_dataset.evaluation.metric import Metric, MetricOutput, register
+from surge_dataset.scoring.rouge_bleu import rouge_bleu
 
 
 @register

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...records import gt_content_sections
-from ...scoring.shr import soft_heading_recall
-from ..metric import Metric, MetricOutput, Requests, register
+from surge_dataset.core.records import gt_content_sections
+from surge_dataset.evaluation.metric import Metric, MetricOutput, Requests, register
+from surge_dataset.scoring.shr import soft_heading_recall
 
 
 def _gt_headings(survey):

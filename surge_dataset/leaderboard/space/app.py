@@ -18,8 +18,8 @@ from typing import Any
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no calls home from a leaderboard
 
 try:  # inside surge-bench (tests): surge_dataset.leaderboard.space; in the Space: modules beside this file
-    from . import leaderboard_data as lbdata
-    from . import leaderboard_viewer as viewer
+    from surge_dataset.leaderboard.space import leaderboard_data as lbdata
+    from surge_dataset.leaderboard.space import leaderboard_viewer as viewer
 except ImportError:
     import leaderboard_data as lbdata  # type: ignore[no-redef]
     import leaderboard_viewer as viewer  # type: ignore[no-redef]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import typer
 
-from .cli_data import data_app
-from .console import out_console
-from .errors import SettingError
+from surge_dataset.cli.console import out_console
+from surge_dataset.cli.data import data_app
+from surge_dataset.core.errors import SettingError
 
 
 @data_app.command("annotate")
@@ -37,7 +37,8 @@ def data_annotate(
     Merge: `surge data annotate --merge a.csv b.csv --src fresh-src/ --filtered-out fresh-annotated/`.
     A survey stays only if both annotators marked it usable; docs/data/annotate.md says more.
     """
-    from .fresh.annotate import (
+    from surge_dataset.core.io import atomic_write_json
+    from surge_dataset.fresh.annotate import (
         agreement_lines,
         annotation_record,
         merge_sheets,
@@ -45,7 +46,6 @@ def data_annotate(
         write_filtered_source,
         write_sheet,
     )
-    from .io import atomic_write_json
 
     if merge is None:
         if source is None or out is None:

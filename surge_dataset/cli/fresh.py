@@ -8,10 +8,10 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from .cli_data import data_app
-from .cli_options import settings_options
-from .console import console, out_console
-from .fresh.settings import FreshOptions
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.cli.data import data_app
+from surge_dataset.cli.options import settings_options
+from surge_dataset.fresh.settings import FreshOptions
 
 __all__ = ["data_fresh"]
 
@@ -29,8 +29,8 @@ def data_fresh(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from .fresh.pipeline import run_fresh
-    from .settings import split_keywords
+    from surge_dataset.core.settings import split_keywords
+    from surge_dataset.fresh.pipeline import run_fresh
 
     (own,) = split_keywords(settings, FreshOptions, where="surge data fresh")
     options = FreshOptions(**own)

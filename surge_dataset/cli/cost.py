@@ -11,8 +11,8 @@ from typing import Any
 
 from rich.table import Table
 
-from .console import console, out_console
-from .llm.usage import ESTIMATE_METHOD, price
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.llm.usage import ESTIMATE_METHOD, price
 
 __all__ = ["evaluate_dry_run", "generate_dry_run", "price_lines"]
 
@@ -40,7 +40,7 @@ def price_lines(prompt_tokens: int, completion_tokens: int, per_1k: tuple[float,
 def evaluate_dry_run(data: Any, passages: Path, config: Any, *, per_1k: tuple[float, float] | None,
                      base_url: str | None, cache_dir: Any) -> dict[str, Any]:
     """Estimate a ``surge evaluate`` run and print it; returns the estimate."""
-    from .evaluation.cost import estimate_evaluation
+    from surge_dataset.evaluation.cost import estimate_evaluation
 
     report = estimate_evaluation(data, passages, config, base_url=base_url, cache_dir=cache_dir)
     table = Table(title=f"dry run: {report['surveys']} surveys, judge {config.judge or '(none)'}; nothing sent")
@@ -73,7 +73,7 @@ def evaluate_dry_run(data: Any, passages: Path, config: Any, *, per_1k: tuple[fl
 def generate_dry_run(data: Any, generator: Any, llm: str, survey_ids: list[int], *, run: Path | None, top_k: int,
                      context_length: int | None, per_1k: tuple[float, float] | None) -> Any:
     """Estimate a ``surge generate`` run survey by survey (a stand-in LLM, nothing sent) and print it."""
-    from .generation.dry_run import estimate_generation
+    from surge_dataset.generation.dry_run import estimate_generation
 
     estimate = estimate_generation(data, generator, llm, survey_ids, run=run, top_k=top_k,
                                    context_length=context_length)

@@ -82,8 +82,8 @@ def quiet_libraries() -> None:
 
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
-    """Every :class:`~surge_dataset.errors.SurgeError`, and a full disk, as one line and exit 2 (:func:`fail`)."""
-    from .errors import SurgeError, disk_full_message
+    """Every :class:`~surge_dataset.core.errors.SurgeError`, and a full disk, as one line and exit 2 (:func:`fail`)."""
+    from surge_dataset.core.errors import SurgeError, disk_full_message
 
     try:
         yield

@@ -8,12 +8,12 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from .cli_data import _open_data, data_app
-from .cli_options import data_option, settings_options
-from .console import console, out_console
-from .console import fail as _fail
-from .quiz.settings import QuizOptions
-from .records import QUIZ_FILE
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.cli.console import fail as _fail
+from surge_dataset.cli.data import _open_data, data_app
+from surge_dataset.cli.options import data_option, settings_options
+from surge_dataset.core.records import QUIZ_FILE
+from surge_dataset.quiz.settings import QuizOptions
 
 __all__ = ["data_quiz"]
 
@@ -34,7 +34,7 @@ def data_quiz(
     Then pin them: `surge data build --source DIR --quizzes OUT` (every user answers the same questions), or
     pass them to `surge evaluate --metrics quiz --quiz OUT --judge ...`.
     """
-    from .settings import split_keywords
+    from surge_dataset.core.settings import split_keywords
 
     (own,) = split_keywords(settings, QuizOptions, where="surge data quiz")
     options = QuizOptions(**own)
@@ -44,7 +44,7 @@ def data_quiz(
     if dry_run:
         _print_estimate(dataset, options, price_per_1k)
         return
-    from .quiz.writer import write_outputs, write_quiz_set
+    from surge_dataset.quiz.writer import write_outputs, write_quiz_set
 
     writing = write_quiz_set(dataset, options, progress=lambda m: console.print(f"[dim]{m}[/]", highlight=False))
     manifest = write_outputs(out, writing)
@@ -70,9 +70,9 @@ def data_quiz(
 
 
 def _print_estimate(dataset: Any, options: QuizOptions, price_per_1k: str | None) -> None:
-    from .cli_cost import _method_line, price_lines
-    from .llm.usage import parse_price
-    from .quiz.writer import estimate_writing
+    from surge_dataset.cli.cost import _method_line, price_lines
+    from surge_dataset.llm.usage import parse_price
+    from surge_dataset.quiz.writer import estimate_writing
 
     estimate = estimate_writing(dataset, options)
     table = Table(title=f"dry run: quiz writing with {options.judge}, {estimate['questions']} questions asked; "

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
-from .errors import SurgeError
+from surge_dataset.core.errors import SurgeError
 
 __all__ = [
     "BUILT_IN",

@@ -14,8 +14,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from .console import console, out_console
-from .vocabulary import parse_list
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.core.vocabulary import parse_list
 
 
 def report(
@@ -40,8 +40,8 @@ def report(
     """Tables (Markdown/LaTeX/HTML), 95% CIs, paired significance, figures and drill-down from results files."""
     from rich.markup import escape
 
-    from .report import _fmt as fmt
-    from .report import build_report, classify_inputs, expand_folders, metric_label
+    from surge_dataset.report import _fmt as fmt
+    from surge_dataset.report import build_report, classify_inputs, expand_folders, metric_label
 
     files, skipped = expand_folders(results)
     for path in skipped:
@@ -72,7 +72,7 @@ def report(
         if with_paper:
             _add_published_rows(table, chosen)
         out_console.print(table)
-    from .report.judge_variance import judge_std_note
+    from surge_dataset.report.judge_variance import judge_std_note
 
     for line in judge_std_note(report_data.get("judge_std") or {}):
         out_console.print(line, highlight=False)
@@ -81,8 +81,8 @@ def report(
 
 def _add_published_rows(table: Table, metrics: list[str]) -> None:
     """The paper's Table 4 rows under the evaluated ones, as in table.md: for scale, marked †, not ranked."""
-    from .report import PAPER_TABLE4, PUBLISHED_MARK
-    from .report import _fmt as fmt
+    from surge_dataset.report import PAPER_TABLE4, PUBLISHED_MARK
+    from surge_dataset.report import _fmt as fmt
 
     if not any(metric in values for values in PAPER_TABLE4.values() for metric in metrics):
         return

@@ -13,10 +13,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from .cli_options import data_option
-from .console import console, out_console
-from .evaluation.config import EvaluationConfig, RunOptions
-from .settings import option
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.cli.options import data_option
+from surge_dataset.core.settings import option
+from surge_dataset.evaluation.config import EvaluationConfig, RunOptions
 
 __all__ = ["arena", "judge_agreement"]
 
@@ -48,10 +48,10 @@ def arena(
     cache_dir: Path = option(RunOptions, "cache_dir"),
 ) -> None:
     """Judge pairs of two systems' surveys on one topic, both orders; Bradley-Terry ratings with bootstrap CIs."""
-    from .cli_data import _open_data
-    from .evaluation.models import judge_report, model_factories
-    from .io import atomic_write_json
-    from .judging.arena import consistency_warning, load_systems, run_arena
+    from surge_dataset.cli.data import _open_data
+    from surge_dataset.core.io import atomic_write_json
+    from surge_dataset.evaluation.models import judge_report, model_factories
+    from surge_dataset.judging.arena import consistency_warning, load_systems, run_arena
 
     systems = load_systems(results, passages_root)
     config = EvaluationConfig(metrics=[], judge=judge, judge_max_tries=judge_max_tries)
@@ -102,13 +102,13 @@ def judge_agreement(
 ) -> None:
     """Kendall's tau / Spearman's rho between the runs' system rankings (bootstrap CIs), Krippendorff's alpha,
     mean absolute difference and the systems whose rank changes, per metric."""
-    from .io import atomic_write_json
-    from .judging import JudgingError, need
-    from .judging.agreement import judge_agreement as agree
-    from .judging.agreement import load_run
-    from .judging.rescore import estimate, rescore, rescore_configs
-    from .llm.usage import parse_price
-    from .vocabulary import parse_list
+    from surge_dataset.core.io import atomic_write_json
+    from surge_dataset.core.vocabulary import parse_list
+    from surge_dataset.judging import JudgingError, need
+    from surge_dataset.judging.agreement import judge_agreement as agree
+    from surge_dataset.judging.agreement import load_run
+    from surge_dataset.judging.rescore import estimate, rescore, rescore_configs
+    from surge_dataset.llm.usage import parse_price
 
     need("krippendorff")
     loaded = [load_run(spec) for spec in runs]

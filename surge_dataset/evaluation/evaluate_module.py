@@ -3,7 +3,7 @@
 A module file only names its metric::
 
     import evaluate  # noqa: F401
-    from surge_dataset import evaluate_module
+    from surge_dataset.evaluation import evaluate_module
 
     class SoftHeadingRecall(evaluate_module.SurgeMetricModule):
         metric_name = "shr"
@@ -21,9 +21,9 @@ from typing import Any
 import datasets
 import evaluate
 
-from .evaluation import compute, get_metric
-from .evaluation.compute import inputs_description
-from .metadata import CODEBASE_URL, PAPER_URL, SURGE_BIBTEX
+from surge_dataset.core.metadata import CODEBASE_URL, PAPER_URL, SURGE_BIBTEX
+from surge_dataset.evaluation import compute, get_metric
+from surge_dataset.evaluation.compute import inputs_description
 
 __all__ = ["INPUTS_DESCRIPTION", "SurgeMetricModule"]
 

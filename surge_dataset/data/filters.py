@@ -19,8 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .errors import SettingError
-from .records import CONTENT_MIN_CHARS, Survey, gt_content_sections
+from surge_dataset.core.errors import SettingError
+from surge_dataset.core.records import CONTENT_MIN_CHARS, Survey, gt_content_sections
 
 __all__ = ["GT_CONTENT_MIN_CHARS", "SurveyFilter", "filter_qrels", "split_entries"]
 

@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputFileError
-from .io import reading_input
+from surge_dataset.core.errors import InputFileError
+from surge_dataset.core.io import reading_input
 
 __all__ = ["GT_SYSTEM", "agreement_with_humans", "load_results", "meta_evaluate", "read_human_rankings"]
 
@@ -103,8 +103,8 @@ def load_results(specs: Iterable[str | Path]) -> SystemScores:
 
 def _correlations(metric: Sequence[float], human_rank: Sequence[float]) -> tuple[float, float] | None:
     """tau-b and rho of the metric's values and the human ranks (rank 1 = best: negated, so that higher is
-    better on both sides), :func:`surge_dataset.stats.rank_correlations`."""
-    from .stats import rank_correlations
+    better on both sides), :func:`surge_dataset.core.stats.rank_correlations`."""
+    from surge_dataset.core.stats import rank_correlations
 
     return rank_correlations(metric, -np.asarray(human_rank, dtype=np.float64))
 
@@ -167,6 +167,6 @@ def agreement_with_humans(
 ) -> dict[str, Any]:
     """{metric: {"with_gt": figures, "without_gt": figures}}: see the module docstring and
     :func:`surge_dataset.judging.agreement.compare` for the figures."""
-    from .judging.agreement import human_agreement
+    from surge_dataset.judging.agreement import human_agreement
 
     return human_agreement(human, systems, metrics, gt_system=gt_system, seed=seed, resamples=resamples)

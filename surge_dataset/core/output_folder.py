@@ -10,7 +10,7 @@ marker files that built datasets and indexes have always had). The rules, for ev
 * a folder of ours of the same kind is replaced only with ``--overwrite`` (commands that add to their
   folder, such as a resumable ``surge generate``, write into it without).
 
-Refusals are :class:`~surge_dataset.errors.OutputFolderError`: one line, naming a different folder to use.
+Refusals are :class:`~surge_dataset.core.errors.OutputFolderError`: one line, naming a different folder to use.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from .errors import OutputFolderError
-from .io import atomic_directory, atomic_write_json, temporary_prefix
+from surge_dataset.core.errors import OutputFolderError
+from surge_dataset.core.io import atomic_directory, atomic_write_json, temporary_prefix
 
 __all__ = [
     "MARKER",
@@ -80,7 +80,7 @@ def folder_kind(folder: str | os.PathLike[str]) -> str | None:
     for name, kind in _LEGACY_MARKERS.items():
         if (folder / name).is_file():
             return kind
-    from .generation.run import (
+    from surge_dataset.generation.run import (
         SIDECAR_NAME,  # beside each survey.md: how older `surge generate` runs are known
     )
 
@@ -116,7 +116,7 @@ def _overlap(out: Path, source: Path) -> str | None:
 
 def _visible_entries(folder: Path) -> list[str]:
     """What ``folder`` holds besides our marker and our own half-written temporary files (``.<name>.*.tmp``,
-    see :func:`~surge_dataset.io.atomic_path`): another process may be writing the marker right now."""
+    see :func:`~surge_dataset.core.io.atomic_path`): another process may be writing the marker right now."""
     return sorted(p.name for p in folder.iterdir()
                   if p.name != MARKER and not (p.name.startswith(temporary_prefix(MARKER)) and p.name.endswith(".tmp")))
 

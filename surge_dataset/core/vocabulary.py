@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Iterable, Sequence
 from typing import Final, Literal, get_args
 
-from .errors import SettingError, SurgeError
+from surge_dataset.core.errors import SettingError, SurgeError
 
 __all__ = [
     "AGGREGATIONS",
@@ -256,7 +256,7 @@ def parse_list(text: str | Sequence[str] | None) -> list[str]:
 def parse_ids(text: str | Sequence[int] | None) -> list[int]:
     """``'10,11'``, ``'0-40'`` or ``'1,5-7'`` -> survey ids, in the order given (ranges inclusive).
 
-    Raises :class:`~surge_dataset.errors.SettingError` (a ``ValueError``) naming the part that is not a
+    Raises :class:`~surge_dataset.core.errors.SettingError` (a ``ValueError``) naming the part that is not a
     number or a range.
     """
     if text is None:

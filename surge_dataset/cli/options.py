@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from .defaults import DEFAULT_DATA
+from surge_dataset.core.defaults import DEFAULT_DATA
 
 __all__ = ["DEFAULT_DATA", "data_option", "settings_options"]
 
@@ -48,12 +48,12 @@ def _cli_type(hint: Any) -> Any:
 def settings_options(*classes: Any, defaults: dict[str, Any] | None = None, skip: tuple[str, ...] = ()) -> Any:
     """Give a command one option per exposed setting of ``classes``, read off the declarations.
 
-    The command takes them as ``**settings`` (hand them to :func:`surge_dataset.settings.split_keywords`);
+    The command takes them as ``**settings`` (hand them to :func:`surge_dataset.core.settings.split_keywords`);
     its own options (folders, ``--dry-run``) stay ordinary parameters. So a new setting declared in a config
     reaches the CLI with no edit here or in the command. ``defaults`` overrides a field's default for the CLI
     (``--metrics all``).
     """
-    from .settings import declared, option
+    from surge_dataset.core.settings import declared, option
 
     chosen = defaults or {}
 

@@ -7,22 +7,22 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from . import (
-    cli_annotate,  # noqa: F401 - registers `surge data annotate` on data_app
-    cli_fresh,  # noqa: F401 - registers `surge data fresh` on data_app
-    cli_quiz,  # noqa: F401 - registers `surge data quiz` on data_app
+from surge_dataset.cli import (
+    annotate,  # noqa: F401 - registers `surge data annotate` on data_app
+    fresh,  # noqa: F401 - registers `surge data fresh` on data_app
+    quiz,  # noqa: F401 - registers `surge data quiz` on data_app
 )
-from .cli_data import data_app
-from .cli_evaluate import evaluate, meta_eval
-from .cli_generate import generate
-from .cli_import import import_outputs_command
-from .cli_judging import arena, judge_agreement
-from .cli_leaderboard import leaderboard_app
-from .cli_metrics import metrics_app, models_app
-from .cli_report import report
-from .cli_retrieval import export_retrieval, index_app, retrieval_eval, retrieve
-from .cli_submit import submit
-from .console import console, quiet_libraries, user_errors
+from surge_dataset.cli.console import console, quiet_libraries, user_errors
+from surge_dataset.cli.data import data_app
+from surge_dataset.cli.evaluate import evaluate, meta_eval
+from surge_dataset.cli.generate import generate
+from surge_dataset.cli.importing import import_outputs_command
+from surge_dataset.cli.judging import arena, judge_agreement
+from surge_dataset.cli.leaderboard import leaderboard_app
+from surge_dataset.cli.metrics import metrics_app, models_app
+from surge_dataset.cli.report import report
+from surge_dataset.cli.retrieval import export_retrieval, index_app, retrieval_eval, retrieve
+from surge_dataset.cli.submit import submit
 
 
 class SurgeGroup(TyperGroup):
@@ -42,7 +42,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-#: Every command and sub-app, wired here only; their bodies live in cli_<area>.py.
+#: Every command and sub-app, wired here only; their bodies live in cli/<area>.py.
 app.add_typer(data_app, name="data")
 app.command("evaluate")(evaluate)
 app.command("meta-eval")(meta_eval)
@@ -63,7 +63,7 @@ data_app.command("export-retrieval")(export_retrieval)
 
 def _print_version(value: bool) -> None:
     if value:
-        from .metadata import installed_versions
+        from surge_dataset.core.metadata import installed_versions
 
         typer.echo(f"surge-bench {installed_versions(('surge-bench',)).get('surge-bench', 'unknown')}")
         raise typer.Exit()

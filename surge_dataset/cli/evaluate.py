@@ -1,6 +1,6 @@
 """``surge evaluate`` and ``surge meta-eval``: one screen each (options -> config -> run -> print).
 
-The evaluation settings are not listed here: :func:`~surge_dataset.cli_options.settings_options` gives the
+The evaluation settings are not listed here: :func:`~surge_dataset.cli.options.settings_options` gives the
 command one option per declared field of :class:`~surge_dataset.evaluation.EvaluationConfig` and
 :class:`~surge_dataset.evaluation.RunOptions`, so a new setting reaches the CLI without an edit here.
 """
@@ -14,11 +14,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from .cli_data import _open_data
-from .cli_options import data_option, settings_options
-from .console import console, out_console
-from .console import fail as _fail
-from .evaluation.config import EvaluationConfig, RunOptions
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.cli.console import fail as _fail
+from surge_dataset.cli.data import _open_data
+from surge_dataset.cli.options import data_option, settings_options
+from surge_dataset.evaluation.config import EvaluationConfig, RunOptions
 
 __all__ = ["evaluate", "meta_eval", "print_results", "run_with_progress"]
 
@@ -41,9 +41,9 @@ def evaluate(
     Several GPUs or machines: `accelerate launch --num_processes N -m surge_dataset.cli evaluate ...` splits
     the NLI and embedding work between the processes; the result is the same as in one process.
     """
-    from .evaluation import skipped_without_judge
-    from .evaluation.parallel import process_group
-    from .settings import split_keywords
+    from surge_dataset.core.settings import split_keywords
+    from surge_dataset.evaluation import skipped_without_judge
+    from surge_dataset.evaluation.parallel import process_group
 
     config_settings, run_settings = split_keywords(settings, EvaluationConfig, RunOptions, where="surge evaluate")
     config = EvaluationConfig.from_options(**config_settings)
@@ -57,21 +57,21 @@ def evaluate(
         _fail("--price-per-1k goes with --dry-run (real runs record the tokens in results['judge']['llm'])")
     hub = None
     if not dry_run:  # every model the run loads is here, or one error names them all, before any work
-        from .evaluation.models import model_needs
-        from .models.availability import preflight
+        from surge_dataset.evaluation.models import model_needs
+        from surge_dataset.models.availability import preflight
 
         hub = preflight(model_needs(config))
     dataset = _open_data(data)
     run = RunOptions(**run_settings)
     if dry_run:
-        from .cli_cost import evaluate_dry_run
-        from .llm.usage import parse_price
+        from surge_dataset.cli.cost import evaluate_dry_run
+        from surge_dataset.llm.usage import parse_price
 
         if main:
             evaluate_dry_run(dataset, passages, config, per_1k=parse_price(price_per_1k), base_url=run.base_url,
                              cache_dir=run.cache_dir)
         return
-    from .models.availability import hub_offline
+    from surge_dataset.models.availability import hub_offline
 
     with hub_offline(hub == "unreachable"):  # every Hub model is cached: read it, never wait on the Hub
         results = run_with_progress(dataset, passages, out, config, run, details, processes)
@@ -86,8 +86,8 @@ def run_with_progress(dataset: Any, passages: Path, out: Path, config: Evaluatio
     process of an ``accelerate launch``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from .evaluation import evaluate_run
-    from .evaluation.models import model_factories
+    from surge_dataset.evaluation import evaluate_run
+    from surge_dataset.evaluation.models import model_factories
 
     factories = model_factories(config, run, device=processes.device_for(config.device) if processes else None)
     with Progress(TextColumn("[bold]evaluating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -108,8 +108,8 @@ def print_results(results: dict[str, Any], config: EvaluationConfig, out: Path, 
                   quiet: bool = False) -> int:
     """The table on stdout; judge use, exclusions, diagnostics, details and failures on stderr. Returns the exit
     status: 1 when a survey could not be evaluated."""
-    from .evaluation import result_keys
-    from .evaluation.parallel import ModelShare
+    from surge_dataset.evaluation import result_keys
+    from surge_dataset.evaluation.parallel import ModelShare
 
     keys = result_keys(config)
     table = Table(title=f"{out} ({config.protocol} protocol)")
@@ -123,7 +123,7 @@ def print_results(results: dict[str, Any], config: EvaluationConfig, out: Path, 
     if averaging.get("counted_zero"):  # the mean above counts zeros for some surveys: the mean without them
         table.add_row("mean of scored", *(_fmt(averaging["average_scored"].get(k)) for k in keys), "")
     out_console.print(table)
-    from .evaluation.summary import averaging_lines
+    from surge_dataset.evaluation.summary import averaging_lines
 
     for line in averaging_lines(averaging, results["config"].get("passages")):
         console.print(f"[yellow]note:[/] {line}", highlight=False)
@@ -142,7 +142,7 @@ def print_results(results: dict[str, Any], config: EvaluationConfig, out: Path, 
         console.print(f"[yellow]excluded:[/] survey {skipped['survey_id']}: {escape(str(skipped['reason']))}",
                       highlight=False)
     if not quiet:
-        from .evaluation.summary import summarise_diagnostics
+        from surge_dataset.evaluation.summary import summarise_diagnostics
 
         for kind in summarise_diagnostics(results["surveys"]):
             console.print(f"[yellow]diagnostic:[/] {escape(kind.line())}", highlight=False)
@@ -169,10 +169,15 @@ def meta_eval(
     """Kendall's tau and Spearman's rho between each metric's ranking of systems and the human ranking."""
     from importlib.util import find_spec
 
-    from .cli_judging import print_agreement
-    from .io import atomic_write_json
-    from .meta_eval import agreement_with_humans, load_results, meta_evaluate, read_human_rankings
-    from .vocabulary import parse_list
+    from surge_dataset.cli.judging import print_agreement
+    from surge_dataset.core.io import atomic_write_json
+    from surge_dataset.core.vocabulary import parse_list
+    from surge_dataset.judging.meta_eval import (
+        agreement_with_humans,
+        load_results,
+        meta_evaluate,
+        read_human_rankings,
+    )
 
     rankings, systems = read_human_rankings(human), load_results(files)
     unknown = sorted({s for ranks in rankings.values() for s in ranks} - set(systems))

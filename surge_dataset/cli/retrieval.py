@@ -23,9 +23,9 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from .cli_options import data_option
-from .console import console, out_console
-from .vocabulary import check_choice
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.cli.options import data_option
+from surge_dataset.core.vocabulary import check_choice
 
 index_app = typer.Typer(help="Build retrieval indexes over the corpus (BM25, dense + FAISS).", no_args_is_help=True)
 
@@ -36,7 +36,7 @@ def _say(message: str) -> None:
 
 def _open_data(data: str) -> Any:
     """The ``--data`` dataset (a missing one is a ``DatasetNotFoundError``: one line, exit 2)."""
-    from .data.dataset import SurgeData
+    from surge_dataset.data.dataset import SurgeData
 
     return SurgeData.open(data)
 
@@ -51,7 +51,7 @@ def index_bm25(
     batch_size: int = typer.Option(50_000, "--batch-size", help="Papers tokenised per batch."),
 ) -> None:
     """BM25 (bm25s) over title + abstract: lower-cased, English stop-words, Snowball English stemmer."""
-    from .retrieval.bm25 import build_bm25_index
+    from surge_dataset.retrieval.bm25 import build_bm25_index
 
     dataset = _open_data(data)
     manifest = build_bm25_index(dataset, out, k1=k1, b=b, batch_size=batch_size, overwrite=overwrite, progress=_say)
@@ -83,7 +83,7 @@ def index_dense(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from .retrieval.dense import FAISS_KINDS, encode_corpus
+    from surge_dataset.retrieval.dense import FAISS_KINDS, encode_corpus
 
     check_choice("--faiss", faiss_index, FAISS_KINDS)  # --model is checked by encode_corpus
     dataset = _open_data(data)
@@ -118,7 +118,7 @@ def index_dense(
 @index_app.command("list")
 def index_list() -> None:
     """The index kinds `surge retrieve` can open: built-in, registered, and `surge.indexes` entry points."""
-    from .retrieval.registry import BUILTIN_INDEXES, index_kinds
+    from surge_dataset.retrieval.registry import BUILTIN_INDEXES, index_kinds
 
     table = Table(title="index kinds")
     table.add_column("kind")
@@ -144,9 +144,9 @@ def retrieve(
         False, "--exclude-empty", help="Skip surveys that cite nothing or have no section with 100 characters."),
 ) -> None:
     """Retrieve the top-k papers for each query of a split and write a TREC run."""
-    from .filters import SurveyFilter
-    from .retrieval.common import read_manifest
-    from .retrieval.runs import QUERY_TYPES, run_retrieval
+    from surge_dataset.data.filters import SurveyFilter
+    from surge_dataset.retrieval.common import read_manifest
+    from surge_dataset.retrieval.runs import QUERY_TYPES, run_retrieval
 
     check_choice("--query-type", query_type, QUERY_TYPES)
     survey_filter = SurveyFilter(min_cites, exclude_empty)
@@ -178,10 +178,16 @@ def retrieval_eval(
         help="Skip surveys that cite nothing or have no section with 100 characters (default: the run's filter)."),
 ) -> None:
     """Recall@20/30/100/200/500/1000 (Table 3), nDCG@10 and MRR of a run (ranx's definitions)."""
-    from .filters import SurveyFilter, filter_qrels
-    from .io import atomic_write_json
-    from .retrieval.evaluation import ENGINES, METRICS, TABLE3, evaluate_run
-    from .retrieval.runs import QUERY_TYPES, load_qrels, read_run_metadata, read_trec_qrels, read_trec_run
+    from surge_dataset.core.io import atomic_write_json
+    from surge_dataset.data.filters import SurveyFilter, filter_qrels
+    from surge_dataset.retrieval.evaluation import ENGINES, METRICS, TABLE3, evaluate_run
+    from surge_dataset.retrieval.runs import (
+        QUERY_TYPES,
+        load_qrels,
+        read_run_metadata,
+        read_trec_qrels,
+        read_trec_run,
+    )
 
     check_choice("--engine", engine, ENGINES)
     ranked = read_trec_run(run)  # a missing or malformed --run fails first
@@ -225,9 +231,9 @@ def export_retrieval(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists."),
 ) -> None:
     """Export corpus / queries / qrels in BEIR's or MTEB's layout, to run the benchmark inside them."""
-    from .retrieval.export import FORMATS
-    from .retrieval.export import export_retrieval as export
-    from .retrieval.runs import QUERY_TYPES
+    from surge_dataset.retrieval.export import FORMATS
+    from surge_dataset.retrieval.export import export_retrieval as export
+    from surge_dataset.retrieval.runs import QUERY_TYPES
 
     check_choice("--format", fmt, FORMATS)
     check_choice("--query-type", query_type, QUERY_TYPES)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import typer
 
-from .cli_options import data_option, model_copies_option
-from .console import console, out_console
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.cli.options import data_option, model_copies_option
 
 __all__ = ["leaderboard_app"]
 
@@ -48,7 +48,7 @@ def build(
     """Write a self-contained Gradio Space: Table 4 with CIs, per-survey scores, every citation's verdict, plots."""
     from rich.markup import escape
 
-    from .leaderboard import build_space
+    from surge_dataset.leaderboard import build_space
 
     summary = build_space(results, out, passages_root=passages_root, details=details or (), data=data, title=title,
                           seed=seed, resamples=resamples, overwrite=overwrite, verify=verify, models=model or (),
@@ -75,7 +75,7 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (0.0.0.0: every interface)."),
 ) -> None:
     """Run the Space locally (its own app.py, exactly what the Space runs, in place of this process); Ctrl-C stops it."""
-    from .leaderboard import serve_space
+    from surge_dataset.leaderboard import serve_space
 
     out_console.print(f"serving {space} on http://{host}:{port}/ (Ctrl-C stops)", highlight=False, markup=False)
     out_console.file.flush()

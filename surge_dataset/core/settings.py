@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import MISSING, Field
 from typing import Any, Literal
 
-from .vocabulary import closest_hint
+from surge_dataset.core.vocabulary import closest_hint
 
 __all__ = ["KeyRule", "declared", "describe", "help_text", "key_payload", "keyword_parameters", "option", "setting",
            "split_keywords"]
@@ -55,7 +55,7 @@ def setting(
 ) -> Any:
     """A dataclass field that declares a setting (see the module docstring).
 
-    ``choices``: the closed vocabulary (from :mod:`surge_dataset.vocabulary`), appended to the help and
+    ``choices``: the closed vocabulary (from :mod:`surge_dataset.core.vocabulary`), appended to the help and
     checked by the config's ``__post_init__``. ``exposed=False``: filled in by the code (``prompts_version``)
     or set through another setting (``embedding_dtype`` through ``dtype``): no CLI option, no keyword.
     ``flag``: the CLI flag when it is not ``--`` + the name with dashes; ``short``: a one-letter alias (``-o``);

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import typer
 
-from .cli_options import data_option, model_copies_option
-from .console import console, out_console
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.cli.options import data_option, model_copies_option
 
 __all__ = ["submit"]
 
@@ -42,10 +42,10 @@ def submit(
     """Pack results, surveys and config into a checked submission folder; with --repo, open a Hub pull request."""
     from rich.markup import escape
 
-    from .cli_data import _open_data
-    from .leaderboard.submission import pack_submission
-    from .leaderboard.submission_hub import hub_token, open_pull_request
-    from .models.identity import model_copies
+    from surge_dataset.cli.data import _open_data
+    from surge_dataset.leaderboard.submission import pack_submission
+    from surge_dataset.leaderboard.submission_hub import hub_token, open_pull_request
+    from surge_dataset.models.identity import model_copies
 
     if repo:
         hub_token()  # no token: refused before anything is written

@@ -11,10 +11,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from .cli_options import data_option
-from .console import console, out_console
-from .importers import DEFAULT_THRESHOLD, FORMATS
-from .vocabulary import PROTOCOLS, check_choice
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.cli.options import data_option
+from surge_dataset.core.vocabulary import PROTOCOLS, check_choice
+from surge_dataset.importers import DEFAULT_THRESHOLD, FORMATS
 
 
 def import_outputs_command(
@@ -37,8 +37,8 @@ def import_outputs_command(
     Exit status 1 when an input could not be imported (an empty file or an empty survey included: a
     generation run that failed; a source of which nothing could be read).
     """
-    from .data.dataset import SurgeData
-    from .importers import import_outputs, report_path
+    from surge_dataset.data.dataset import SurgeData
+    from surge_dataset.importers import import_outputs, report_path
 
     check_choice("--format", fmt, FORMATS)  # a ChoiceError: one line and exit 2 (cli.py's root)
     result = import_outputs(fmt, source, SurgeData.open(data), out, threshold=threshold, report=report,

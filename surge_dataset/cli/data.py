@@ -8,9 +8,9 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from .cli_options import data_option
-from .console import console, out_console
-from .vocabulary import parse_ids
+from surge_dataset.cli.console import console, out_console
+from surge_dataset.cli.options import data_option
+from surge_dataset.core.vocabulary import parse_ids
 
 data_app = typer.Typer(help="Build, export, download and convert the SurGE datasets.", no_args_is_help=True)
 
@@ -40,7 +40,7 @@ def data_build(
         "quizzes.jsonl in --source, if there)."),
 ) -> None:
     """Official JSON files -> Parquet shards per config, dataset card, corpus title index."""
-    from .data.build import build_dataset
+    from surge_dataset.data.build import build_dataset
 
     _warn_to_console()
     report = build_dataset(source, out, overwrite=overwrite, test_ids=parse_ids(test_ids), derive_queries=derive_queries,
@@ -65,9 +65,9 @@ def data_export(
     out: Path = typer.Option(..., "--out", help="Folder to write the official JSON files into."),
 ) -> None:
     """Built dataset -> the official surveys.json / corpus.json / queries.json (lossless)."""
-    from .data.export import export_dataset
-    from .data.fresh_manifest import FRESH_MANIFEST
-    from .records import QUIZ_FILE
+    from surge_dataset.core.records import QUIZ_FILE
+    from surge_dataset.data.export import export_dataset
+    from surge_dataset.data.fresh_manifest import FRESH_MANIFEST
 
     written = export_dataset(data, out)
     for config, n in written.items():
@@ -84,7 +84,7 @@ def data_download(
     no_queries: bool = typer.Option(False, "--no-queries", help="Skip queries.json."),
 ) -> None:
     """Fetch the authors' files from Google Drive (resumable)."""
-    from .data.download import download_official
+    from surge_dataset.data.download import download_official
 
     files = download_official(out, include_queries=not no_queries)
     for file in files:
@@ -98,7 +98,7 @@ def data_push(
     private: bool = typer.Option(False, "--private"),
 ) -> None:
     """Upload a built dataset folder to the HuggingFace Hub."""
-    from .data.download import push_dataset
+    from surge_dataset.data.download import push_dataset
 
     out_console.print(push_dataset(data, repo_id, private=private))
 
@@ -110,7 +110,7 @@ def data_from_surveygen(
     first_survey_id: int = typer.Option(0, "--first-survey-id"),
 ) -> None:
     """Convert SurveyGen gold surveys into the official SurGE JSON files (then `surge data build`)."""
-    from .data.surveygen import convert_surveygen_with_signals, write_official_json
+    from surge_dataset.data.surveygen import convert_surveygen_with_signals, write_official_json
 
     _warn_to_console()
     result = convert_surveygen_with_signals(files, first_survey_id=first_survey_id)
@@ -130,7 +130,7 @@ def data_render(
     split: str = typer.Option(None, "--split", help="train or test (default: all surveys)."),
 ) -> None:
     """Write ground-truth surveys in the evaluator's Markdown (headings, text, [n] citations, references)."""
-    from .data.render import render_surveys
+    from surge_dataset.data.render import render_surveys
 
     dataset = _open_data(data)
     ids = parse_ids(survey_ids)  # [] without --survey-ids: all of --split
@@ -140,6 +140,6 @@ def data_render(
 
 
 def _open_data(data: str):
-    from .data.dataset import SurgeData
+    from surge_dataset.data.dataset import SurgeData
 
     return SurgeData.open(data)  # DatasetNotFoundError, a SurgeError: one line, exit 2 (cli.SurgeGroup)

@@ -3,8 +3,8 @@
 Registered in ``cli.py`` as ``app.command("generate")(generate)``; also runnable on its own, which is
 what ``accelerate launch`` needs for data parallelism::
 
-    python -m surge_dataset.cli_generate --system rag --llm hf:Qwen/Qwen2.5-14B-Instruct --run run.trec --out outputs/rag
-    accelerate launch --num_processes 8 -m surge_dataset.cli_generate --system rag --llm hf:... --out outputs/rag
+    python -m surge_dataset.cli.generate --system rag --llm hf:Qwen/Qwen2.5-14B-Instruct --run run.trec --out outputs/rag
+    accelerate launch --num_processes 8 -m surge_dataset.cli.generate --system rag --llm hf:... --out outputs/rag
 
 Under ``accelerate launch`` (several processes) the surveys are split with
 ``PartialState().split_between_processes``; each process loads its own model replica on its own GPU
@@ -28,12 +28,12 @@ from typing import Any, NamedTuple
 import typer
 from rich.table import Table
 
-from .cli_options import data_option, settings_options
-from .console import console, out_console, reporting_user_errors
-from .distributed import distributed_state, process_device
-from .errors import SurgeError
-from .generation.settings import GenerationConfig, GenerationRunOptions
-from .settings import split_keywords
+from surge_dataset.cli.console import console, out_console, reporting_user_errors
+from surge_dataset.cli.options import data_option, settings_options
+from surge_dataset.core.distributed import distributed_state, process_device
+from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.settings import split_keywords
+from surge_dataset.generation.settings import GenerationConfig, GenerationRunOptions
 
 _LLM_MEMO: dict[tuple[Any, ...], Any] = {}
 
@@ -76,7 +76,7 @@ def naming_the_process(rank: str = "") -> Iterator[None]:
 
 def open_data(data: str) -> Any:
     """``--data``, opened (a folder that is no built dataset is a DatasetNotFoundError: one line, exit 2)."""
-    from .data.dataset import SurgeData
+    from surge_dataset.data.dataset import SurgeData
 
     return SurgeData.open(data)
 
@@ -222,7 +222,7 @@ def _local_model_messages(print_line: Any, rank: str) -> Iterator[None]:
 
 def make_generation_llm(spec: str, **kwargs: Any) -> Any:
     """``make_llm`` memoised per process: running several systems in one process loads a local model once."""
-    from .llm import make_llm
+    from surge_dataset.llm import make_llm
 
     key = (spec, *sorted((k, str(v)) for k, v in kwargs.items()))
     if key not in _LLM_MEMO:
@@ -232,7 +232,7 @@ def make_generation_llm(spec: str, **kwargs: Any) -> Any:
 
 def dry_run_report(dataset: Any, ids: list[int], config: GenerationConfig, options: GenerationRunOptions) -> None:
     """``--dry-run``: print the calls and tokens each survey would cost (and the price); nothing sent or written."""
-    from .cli_cost import generate_dry_run
+    from surge_dataset.cli.cost import generate_dry_run
 
     with naming_the_process():
         generate_dry_run(dataset, config.generator, config.llm, ids, run=config.run, top_k=config.top_k,
@@ -241,7 +241,7 @@ def dry_run_report(dataset: Any, ids: list[int], config: GenerationConfig, optio
 
 def _load_llm(config: GenerationConfig, options: GenerationRunOptions, process: Process) -> tuple[Any, dict[str, Any]]:
     """The LLM (memoised per process, nothing loaded yet) and what each survey.json records of how it ran."""
-    from .llm import redact_url
+    from surge_dataset.llm import redact_url
 
     threads = options.thread_count(config)  # checked now; applied when the model loads
     kwargs: dict[str, Any] = {"base_url": options.base_url, "concurrency": options.concurrency,
@@ -263,7 +263,7 @@ def run_with_progress(dataset: Any, config: GenerationConfig, options: Generatio
     terminal), each failure and warning printed as it comes. Returns the :class:`~.generation.RunReport`."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .generation import generate_surveys
+    from surge_dataset.generation import generate_surveys
 
     rank, label = process.rank, f"{process.rank}{config.system}"
     with naming_the_process(rank):
@@ -328,11 +328,11 @@ def generate(data: str = data_option(), **settings: Any) -> None:
 
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-app.command()(reporting_user_errors(generate))  # `-m surge_dataset.cli_generate`: no `surge` root to catch them
+app.command()(reporting_user_errors(generate))  # `-m surge_dataset.cli.generate`: no `surge` root to catch them
 
 
 def main() -> None:
-    """``python -m surge_dataset.cli_generate`` (what ``accelerate launch -m`` runs)."""
+    """``python -m surge_dataset.cli.generate`` (what ``accelerate launch -m`` runs)."""
     app()
 
 

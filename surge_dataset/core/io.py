@@ -64,8 +64,8 @@ def naming_errors(target: str | os.PathLike[str]) -> Iterator[None]:
 @contextlib.contextmanager
 def reading_input(path: str | os.PathLike[str]) -> Iterator[None]:
     """Reading a user's input file: a missing file, a folder, broken JSON or non-UTF-8 bytes become one
-    :class:`~surge_dataset.errors.InputFileError` that names the file (one line, exit 2 in the CLI)."""
-    from .errors import InputFileError
+    :class:`~surge_dataset.core.errors.InputFileError` that names the file (one line, exit 2 in the CLI)."""
+    from surge_dataset.core.errors import InputFileError
 
     try:
         yield
@@ -134,7 +134,7 @@ def atomic_directory(target: str | os.PathLike[str], *, overwrite: bool = False)
     """
     target = Path(target)
     if target.exists() and not overwrite:
-        from .errors import OutputFolderError
+        from surge_dataset.core.errors import OutputFolderError
 
         raise OutputFolderError(f"{target} already exists; pass --overwrite to replace it")
     target.parent.mkdir(parents=True, exist_ok=True)
