@@ -47,7 +47,7 @@ REFERENCES = [
     ("Robust H∞ Control of Uncertain T-S Fuzzy Time-Delay System: A Delay Decomposition Approach", "crossref"),  # MathML
     ("Performance study of Ni, Co, and Mo catalysts supported on γ-Al2O3 and HZSM5 in HDS reactions of mixed naphtha",
      "crossref"),  # <scp>, <i>, <sub>; commas
-    ("Eigenschaftszusammenhänge der spezifischen Wärmen cp – Cv im flüssigen Zustande", "crossref"),  # <i>, <sub>
+    ("Na3MP3O10·12H2O (M = Co, Ni): Crystal Structure and IR Spectroscopy", "crossref"),  # <sub>, <i>; commas
     ("Periodic inspection of air-assisted sprayers", "crossref"),  # <sup>
     ("WIDe-angle GEocoronal Telescope (WIDGET)", "crossref"),  # <title>; ends with ")"
     ("Effect of native oxide layers on copper thin-film tensile properties: A study", None),  # near miss everywhere
@@ -132,8 +132,10 @@ def test_each_client_reads_recorded_answers_as_plain_text():
     assert crossref[-1].title == "Periodic inspection of air‐assisted sprayers1"
     assert crossref[-1].raw_title == "Periodic inspection of air‐assisted sprayers<sup>1</sup>"
     assert crossref[-1].doi == "10.1111/j.1365-2338.1996.tb01531.x" and crossref[-1].year == 1996
-    titles = [c.title for c in web_service("crossref").parse(200, body("crossref/eigenschaftszusammenhaenge-i-sub.json"))]
-    assert titles[-1] == "Eigenschaftszusammenhänge der spezifischen Wärmen cp – Cv im flüssigen Zustande"
+    salt = web_service("crossref").parse(200, body("crossref/na3mp3o10-crystal-structure-sub-i.json"))[-1]
+    assert salt.title == "Na3MP3O10·12H2O (M = Co, Ni): Crystal Structure and IR Spectroscopy"
+    assert salt.raw_title.startswith("Na<sub>3</sub>MP<sub>3</sub>O<sub>10</sub><i>·</i>12H<sub>2</sub>O")
+    assert salt.doi == "10.1155/2012/702471" and salt.date == "2012-11-27"
     widget = web_service("crossref").parse(200, body("crossref/widget-telescope-title-tag.json"))[-1]
     assert widget.title == "WIDe-angle GEocoronal Telescope (WIDGET)" and widget.date == "1992-06-01"
     assert web_service("crossref").parse(200, body("crossref/askldjrq-empty.json")) == []
