@@ -7,22 +7,24 @@ import sys
 import typer
 from typer.core import TyperGroup
 
+# The command modules are imported as modules: a command function named like its module (evaluate, generate,
+# report, submit) would otherwise hide the module `surge_dataset.cli.<name>` behind the package attribute.
 from surge_dataset.cli import (
     annotate,  # noqa: F401 - registers `surge data annotate` on data_app
+    evaluate,
     fresh,  # noqa: F401 - registers `surge data fresh` on data_app
+    generate,
     quiz,  # noqa: F401 - registers `surge data quiz` on data_app
+    report,
+    submit,
 )
 from surge_dataset.cli.console import console, quiet_libraries, user_errors
 from surge_dataset.cli.data import data_app
-from surge_dataset.cli.evaluate import evaluate, meta_eval
-from surge_dataset.cli.generate import generate
 from surge_dataset.cli.importing import import_outputs_command
 from surge_dataset.cli.judging import arena, judge_agreement
 from surge_dataset.cli.leaderboard import leaderboard_app
 from surge_dataset.cli.metrics import metrics_app, models_app
-from surge_dataset.cli.report import report
 from surge_dataset.cli.retrieval import export_retrieval, index_app, retrieval_eval, retrieve
-from surge_dataset.cli.submit import submit
 
 
 class SurgeGroup(TyperGroup):
@@ -44,12 +46,12 @@ app = typer.Typer(
 
 #: Every command and sub-app, wired here only; their bodies live in cli/<area>.py.
 app.add_typer(data_app, name="data")
-app.command("evaluate")(evaluate)
-app.command("meta-eval")(meta_eval)
+app.command("evaluate")(evaluate.evaluate)
+app.command("meta-eval")(evaluate.meta_eval)
 app.command("arena")(arena)
 app.command("judge-agreement")(judge_agreement)
-app.command("report")(report)
-app.command("generate")(generate)
+app.command("report")(report.report)
+app.command("generate")(generate.generate)
 app.command("import")(import_outputs_command)
 app.add_typer(metrics_app, name="metrics")
 app.add_typer(models_app, name="models")
@@ -57,7 +59,7 @@ app.add_typer(index_app, name="index")
 app.add_typer(leaderboard_app, name="leaderboard")
 app.command("retrieve")(retrieve)
 app.command("retrieval-eval")(retrieval_eval)
-app.command("submit")(submit)
+app.command("submit")(submit.submit)
 data_app.command("export-retrieval")(export_retrieval)
 
 
