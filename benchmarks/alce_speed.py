@@ -15,13 +15,12 @@ of model calls (the run asks all surveys of a stage in one de-duplicated, length
 premises, then single citations, then leave-one-out premises), seconds, and the mean scores; the warm run
 must compute nothing and give the same numbers (exit status 1 otherwise).
 
-    .venv/bin/python benchmarks/alce_speed.py [--systems ID,Autosurvey] [--papers 5000] [--threads 1]
+    python -m benchmarks.alce_speed [--systems ID,Autosurvey] [--papers 5000] [--threads 1]
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 import tempfile
@@ -37,12 +36,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _inputs_module() -> Any:
-    """``benchmarks/evaluate_speed.py`` as a module: its synthetic ground truth and passage links."""
-    spec = importlib.util.spec_from_file_location("surge_evaluate_speed", ROOT / "benchmarks" / "evaluate_speed.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """``benchmarks/evaluate_speed.py``: its synthetic ground truth and passage links."""
+    from benchmarks import evaluate_speed
+
+    return evaluate_speed
 
 
 class Biased:
@@ -100,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from surge_dataset import SurgeData
     from surge_dataset.data.build import build_dataset
-    from surge_dataset.models.testing import build_tiny_nli_cross_encoder
+    from surge_dataset.testing.models import build_tiny_nli_cross_encoder
 
     torch.set_num_threads(args.threads)
     inputs = _inputs_module()

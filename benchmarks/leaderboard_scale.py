@@ -18,7 +18,7 @@ Measured in one run, pinned to 2 CPU cores (``os.sched_setaffinity``; children i
   time from navigation start (``performance.now()``) until the table's rows and its sort menus are in the
   page, median of ``--runs`` page loads.
 
-    python benchmarks/leaderboard_scale.py [--systems 10] [--surveys 205] [--citations 200] [--workdir DIR]
+    python -m benchmarks.leaderboard_scale [--systems 10] [--surveys 205] [--citations 200] [--workdir DIR]
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ under generic headings in many surveys, boilerplate sentences). Modes:
 - engine cold, per call: the same engine called once per (survey, level); the cache dedupes across calls;
 - engine warm: a fresh ``NLIScorer`` rerunning the whole run against the filled cache.
 
-    python benchmarks/nli_throughput.py                 # builds a small random BERT NLI model
-    python benchmarks/nli_throughput.py --model PATH    # e.g. a local copy of cross-encoder/nli-deberta-v3-base
+    python -m benchmarks.nli_throughput                 # builds a small random BERT NLI model
+    python -m benchmarks.nli_throughput --model PATH    # e.g. a local copy of cross-encoder/nli-deberta-v3-base
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def main() -> None:
     import torch
 
     from surge_dataset.models import NLIScorer
-    from surge_dataset.models.testing import build_tiny_nli_cross_encoder
+    from surge_dataset.testing.models import build_tiny_nli_cross_encoder
 
     with tempfile.TemporaryDirectory(prefix="surge-nli-bench-") as tmp:
         model = args.model or str(

@@ -9,8 +9,8 @@ time counts (as ``timeit`` does: the client and the server share one process and
 ever adds time); then a concurrent run fills a cache and a rerun reads it. Prints both timings and the speed-up;
 exits 1 when the concurrent run is not at least ``--min-speedup`` (default 8) times faster than the sequential one.
 
-    python benchmarks/pairwise_speed.py
-    python benchmarks/pairwise_speed.py --surveys 41 --latency 0.05 --concurrency 16
+    python -m benchmarks.pairwise_speed
+    python -m benchmarks.pairwise_speed --surveys 41 --latency 0.05 --concurrency 16
 """
 
 from __future__ import annotations
@@ -20,12 +20,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # sibling modules; benchmarks/ is not a package
-
-import judge_throughput  # noqa: E402 - the timed pass, shared
-
-from surge_dataset.llm.testing import ScriptedOpenAIServer
+from benchmarks import judge_throughput  # the timed pass, shared
 from surge_dataset.scoring.pairwise import fit_text, pair_requests
+from tests.support.openai_server import ScriptedOpenAIServer
 
 
 def workload(surveys: int) -> list:

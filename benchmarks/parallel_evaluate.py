@@ -7,8 +7,8 @@ checked to be identical to one process's. On CPUs each process gets one torch th
 so N processes use N cores; with CUDA the script launches with ``--multi_gpu`` and each process takes its own
 GPU: the same command runs unchanged on a GPU machine.
 
-    python benchmarks/parallel_evaluate.py                        # 1 and 2 processes, a small random BERT
-    python benchmarks/parallel_evaluate.py --processes 1,2,4,8 --model PATH --batch-size 64   # on GPUs
+    python -m benchmarks.parallel_evaluate                        # 1 and 2 processes, a small random BERT
+    python -m benchmarks.parallel_evaluate --processes 1,2,4,8 --model PATH --batch-size 64   # on GPUs
 """
 
 from __future__ import annotations
@@ -82,10 +82,8 @@ def main() -> None:
     import numpy as np
     import torch
 
-    sys.path.insert(0, str(HERE))
-    from nli_throughput import build_workload
-
-    from surge_dataset.models.testing import build_tiny_nli_cross_encoder
+    from benchmarks.nli_throughput import build_workload
+    from surge_dataset.testing.models import build_tiny_nli_cross_encoder
 
     counts = [int(n) for n in args.processes.split(",")]
     gpus = torch.cuda.device_count()

@@ -2,15 +2,15 @@
 the rest, then the cached rerun.
 
 One run against the local stand-in for OpenAlex, Semantic Scholar, arXiv and Crossref on 127.0.0.1
-(``surge_dataset.references.testing.BibServer``; ``--latency`` seconds per answer, a few scripted 429s with
+(``tests.support.bib_server.BibServer``; ``--latency`` seconds per answer, a few scripted 429s with
 ``Retry-After`` and 500s). The sample dataset is built into a temporary folder; generated surveys cite its
 corpus titles (``--in-corpus`` of the entries) and distinct made-up titles for the rest, a share of which each
 service knows. It prints, per service, the requests made against the unresolved titles it was asked (at most
 one request per unresolved reference per service, retries apart), the labels, and the seconds of the first run
 and of the cached rerun (target: at most 2 s, zero requests).
 
-    python benchmarks/reference_resolution.py                      # 2,000 entries, 10% outside the corpus
-    python benchmarks/reference_resolution.py --references 5000 --in-corpus 0.8 --latency 0.05
+    python -m benchmarks.reference_resolution                      # 2,000 entries, 10% outside the corpus
+    python -m benchmarks.reference_resolution --references 5000 --in-corpus 0.8 --latency 0.05
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from surge_dataset import SurgeData
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.data.build import build_dataset
 from surge_dataset.evaluation import compute
-from surge_dataset.references.testing import BibServer, Failure, KnownPaper
+from tests.support.bib_server import BibServer, Failure, KnownPaper
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"
 SERVICES = ("openalex", "semanticscholar", "arxiv", "crossref")

@@ -15,7 +15,7 @@ own child process so that peak RSS is per step:
                index on a ``--subset`` sample, with its recall against exact search (random vectors are
                the hardest case for IVF: this is a floor, not a forecast).
 
-    .venv/bin/python benchmarks/retrieval_scale.py [--n 1086992] [--subset 100000] [--workdir DIR] [--keep]
+    python -m benchmarks.retrieval_scale [--n 1086992] [--subset 100000] [--workdir DIR] [--keep]
 
 A work folder is reused when it already holds the generated and built corpus (``--keep``). Targets
 (issue 5): BM25 build <= 5 min and <= 8 GB on 2 cores; bm25s >= 20x rank-bm25; FAISS <= 10 s.
@@ -38,8 +38,6 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "benchmarks"))
 
 N_REAL = 1_086_992
 N_QUERIES = 205
@@ -209,7 +207,7 @@ STEPS = {"bm25-build": step_bm25_build, "bm25-search": step_bm25_search, "subset
 
 def measure(step: str, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     """Run one step in a child; its JSON result plus wall seconds and peak RSS (MB)."""
-    cmd = [sys.executable, __file__, "--_step", step, "--workdir", str(workdir), "--n", str(args.n),
+    cmd = [sys.executable, "-m", "benchmarks.retrieval_scale", "--_step", step, "--workdir", str(workdir), "--n", str(args.n),
            "--subset", str(args.subset), *(["--ivf"] if args.ivf else [])]
     log = workdir / f"time-{step}.txt"
     full = [str(TIME_BIN), "-v", "-o", str(log), *cmd] if TIME_BIN.exists() else cmd
@@ -230,8 +228,7 @@ def measure(step: str, workdir: Path, args: argparse.Namespace) -> dict[str, Any
 
 def prepare(workdir: Path, n: int) -> None:
     """Generate (corpus_scale's generator) and build the synthetic dataset, unless already there."""
-    from corpus_scale import GEN_VERSION, SEED, generate
-
+    from benchmarks.corpus_scale import GEN_VERSION, SEED, generate
     from surge_dataset.data.build import build_dataset
 
     src, built = workdir / "src", workdir / "built"

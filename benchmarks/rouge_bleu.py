@@ -6,7 +6,7 @@ assembled, with a fixed seed, from sentences of another system's output on the s
 ID output in the same numbered folder). Both ways run once each in the same process; the numbers must be
 identical.
 
-    .venv/bin/python benchmarks/rouge_bleu.py [--file PATH] [--gt-file PATH]
+    python -m benchmarks.rouge_bleu [--file PATH] [--gt-file PATH]
 """
 
 from __future__ import annotations

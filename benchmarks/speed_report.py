@@ -22,7 +22,7 @@ def _mean(values: list[float | None]) -> float:
 
 def agreement(ours: dict[str, Any], released: dict[str, Any], ids: list[int]) -> dict[str, Any]:
     """Per system and metric: surveys compared, surveys agreeing, both averages, every disagreement."""
-    from surge_dataset.parity import compare
+    from tests.support.parity import compare
 
     table: dict[str, dict[str, dict[str, Any]]] = {}
     problems: list[str] = []

@@ -11,12 +11,11 @@ surveys and a corpus built around the 30 shared baseline outputs (``shared/data/
   ``n_papers`` (20,000); abstracts of two synthetic sentences; ``all_cites`` = half of the inserted titles
   of that survey + 30 filler papers.
 
-Loaded by file path (``importlib``): ``benchmarks/`` is not a package.
+Imported as ``benchmarks.synthetic_gt`` (run the benchmarks from the repository root with ``python -m``).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import re
@@ -53,12 +52,10 @@ def survey_title(survey_id: int) -> str:
 
 
 def _load_synthetic_corpus() -> Any:
-    """``benchmarks/synthetic_corpus.py`` as a module (its ``Synth`` makes filler titles and abstracts)."""
-    spec = importlib.util.spec_from_file_location("surge_synthetic_corpus", Path(__file__).with_name("synthetic_corpus.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """``benchmarks/synthetic_corpus.py`` (its ``Synth`` makes filler titles and abstracts)."""
+    from benchmarks import synthetic_corpus
+
+    return synthetic_corpus
 
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")

@@ -1,7 +1,7 @@
 """MkDocs hook (mkdocs.yml ``hooks:``): the pages generated from the code when the site is built.
 
 * ``metrics/index.md`` and ``metrics/<name>.md``: one page per metric card ``metrics/<name>/README.md``, its YAML
-  front matter stripped and its ``<!-- surge:inputs -->`` span filled by :func:`surge_dataset.hub.render_card`,
+  front matter stripped and its ``<!-- surge:inputs -->`` span filled by :func:`surge_dataset.publish.modules.render_card`,
   exactly as ``surge metrics install`` and ``surge metrics push`` publish it. The nav's ``metrics/index.md``
   entry becomes a section holding every card, so a new metric folder gets a page without editing mkdocs.yml.
 * ``reference/cli.md``: every command and option of the ``surge`` typer app, walked from the click command
@@ -30,7 +30,7 @@ def metric_folders() -> list[Path]:
 
 def metric_page(folder: Path) -> str:
     """The card as published (inputs span filled), without its YAML front matter."""
-    from surge_dataset.hub import render_card
+    from surge_dataset.publish.modules import render_card
 
     return FRONT_MATTER.sub("", render_card(folder), count=1).lstrip()
 

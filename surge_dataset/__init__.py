@@ -7,13 +7,12 @@ by the modules that need them, so ``import surge_dataset`` and the ``surge`` CLI
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.records import Paper, Query, Section, Survey
 from surge_dataset.data.corpus import Corpus
 from surge_dataset.data.dataset import SurgeData, open_dataset
 from surge_dataset.data.validate import SurgeDataError
+from surge_dataset.publish.modules import metric_path  # evaluate.load(metric_path("shr")) from anywhere
 
 __version__ = "0.1.0"
 
@@ -30,19 +29,3 @@ __all__ = [
     "open_dataset",
     "__version__",
 ]
-
-
-def metric_path(name: str) -> str:
-    """Folder of the ``evaluate`` module ``name`` (``evaluate.load(metric_path("shr"))`` works anywhere).
-
-    In a checkout the repository's ``metrics/`` folder is used; in an installed wheel the copy shipped
-    inside the package (``surge_dataset/_metrics``).
-    """
-    from surge_dataset.hub import ALIASES
-
-    name = ALIASES.get(name, name)  # an old name (citation_recall) is its metric's module
-    here = Path(__file__).resolve().parent
-    for base in (here / "_metrics", here.parent / "metrics"):
-        if (base / name / f"{name}.py").is_file():
-            return str(base / name)
-    raise FileNotFoundError(f"no SurGE metric named {name!r} (looked in {here / '_metrics'} and {here.parent / 'metrics'})")

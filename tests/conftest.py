@@ -65,7 +65,7 @@ def sample_dataset(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def installed_metrics() -> dict[str, Path]:
     """``surge metrics install`` into this session's modules cache: ``evaluate.load("surge/<name>")`` works."""
-    from surge_dataset.hub import install_metrics
+    from surge_dataset.publish.modules import install_metrics
 
     return install_metrics()
 
@@ -91,6 +91,6 @@ def minilm_path() -> Path:
 @pytest.fixture(scope="session")
 def tiny_nli_path(tmp_path_factory) -> Path:
     """A tiny randomly initialised NLI cross-encoder (fixed seed), saved and loaded like a real one."""
-    from surge_dataset.models.testing import build_tiny_nli_cross_encoder
+    from surge_dataset.testing.models import build_tiny_nli_cross_encoder
 
     return build_tiny_nli_cross_encoder(tmp_path_factory.mktemp("models") / "tiny-nli", seed=0)

@@ -17,7 +17,6 @@ from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import EvaluationConfig, evaluate_run
 from surge_dataset.llm import Judge, make_llm
 from surge_dataset.llm.judge import JudgeOutcome
-from surge_dataset.llm.testing import ScriptedOpenAIServer
 from surge_dataset.scoring.alce import (
     JudgeEntailment,
     NLIEntailment,
@@ -27,6 +26,7 @@ from surge_dataset.scoring.alce import (
     split_sentences,
 )
 from surge_dataset.survey import parse_survey
+from tests.support.openai_server import ScriptedOpenAIServer
 
 from .test_evaluate_run import ConstantNLI  # every pair entailed; counts model calls
 

@@ -18,8 +18,8 @@ from surge_dataset.data.render import render_survey
 from surge_dataset.judging import JudgingError
 from surge_dataset.judging.arena import ArenaSystem, sample_pairs
 from surge_dataset.judging.bt import elo, fit_bradley_terry
-from surge_dataset.llm.testing import ScriptedOpenAIServer
 from surge_dataset.report import build_report
+from tests.support.openai_server import ScriptedOpenAIServer
 
 from .test_pairwise import always_a, longer
 

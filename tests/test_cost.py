@@ -20,10 +20,10 @@ from surge_dataset.evaluation import EvaluationConfig, evaluate_run, journal_pat
 from surge_dataset.evaluation.cost import estimate_evaluation
 from surge_dataset.evaluation.runner import prepare_folder
 from surge_dataset.llm import Judge, make_llm
-from surge_dataset.llm.testing import ScriptedOpenAIServer, word_usage
 from surge_dataset.llm.usage import estimate_tokens, parse_price, price
 from surge_dataset.retrieval import build_bm25_index, run_retrieval
 from surge_dataset.scoring import judges
+from tests.support.openai_server import ScriptedOpenAIServer, word_usage
 
 KEY = "sk-test-cost"
 

@@ -316,7 +316,7 @@ def test_a_tiny_training_run_on_derived_queries(derived_data: SurgeData, tmp_pat
     """training/train_retriever.py, one process, two steps on the derived questions alone, then held-out Recall@k."""
     import yaml
 
-    from surge_dataset.models.testing import build_tiny_roberta
+    from surge_dataset.testing.models import build_tiny_roberta
 
     model = build_tiny_roberta(tmp_path / "roberta", seed=0, hidden_size=32, max_length=128)
     out = tmp_path / "run"

@@ -32,7 +32,7 @@ from surge_dataset.fresh.latex import (
     unpack_eprint,
 )
 from surge_dataset.fresh.latex_text import latex_to_text, strip_comments
-from surge_dataset.fresh.tarballs import (
+from tests.support.tarballs import (
     MINIMAL_PDF,
     Reference,
     Section,

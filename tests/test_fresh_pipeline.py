@@ -16,10 +16,11 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset.cli import app
-from surge_dataset.fresh.arxiv_server import ArxivPaper, ArxivServer, matches
 from surge_dataset.fresh.candidates import candidate_query, date_window, survey_rule
 from surge_dataset.fresh.pipeline import FreshOptions, run_fresh
-from surge_dataset.fresh.tarballs import (
+from tests.support.arxiv_server import ArxivPaper, ArxivServer, matches
+from tests.support.bib_server import BibServer, KnownPaper
+from tests.support.tarballs import (
     Reference,
     Section,
     bbl_text,
@@ -28,7 +29,6 @@ from surge_dataset.fresh.tarballs import (
     survey_tex,
     tar_gz,
 )
-from surge_dataset.references.testing import BibServer, KnownPaper
 
 runner = CliRunner()
 

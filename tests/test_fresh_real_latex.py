@@ -19,7 +19,7 @@ from surge_dataset.core.vocabulary import BBL, BIB
 from surge_dataset.fresh.bibliography import parse_bbl, parse_bib
 from surge_dataset.fresh.latex import read_eprint
 from surge_dataset.fresh.pipeline import id_origins
-from surge_dataset.fresh.tarballs import tar_gz
+from tests.support.tarballs import tar_gz
 
 LATEX = Path(__file__).parent / "fixtures" / "latex"
 

@@ -13,14 +13,14 @@ import pytest
 
 from surge_dataset.core.vocabulary import BROKEN_LATEX
 from surge_dataset.fresh import sources
-from surge_dataset.fresh.arxiv_server import ArxivPaper, ArxivServer
 from surge_dataset.fresh.candidates import ArxivApi
 from surge_dataset.fresh.corpus import topic_query
 from surge_dataset.fresh.latex import SourceError, read_eprint
 from surge_dataset.fresh.sources import HostPool
-from surge_dataset.fresh.tarballs import tar_gz
 from surge_dataset.llm.cache import TextCache
 from surge_dataset.references.http import Transport
+from tests.support.arxiv_server import ArxivPaper, ArxivServer
+from tests.support.tarballs import tar_gz
 
 PAPERS = [ArxivPaper(f"2506.{n:05d}", f"A Survey of Topic {n}", f"2025-06-{n + 1:02d}") for n in range(5)]
 QUERY = "ti:survey"

@@ -31,9 +31,9 @@ from surge_dataset.generation import (
     get_generator,
     render_markdown,
 )
-from surge_dataset.llm.testing import Hang, ScriptedOpenAIServer
 from surge_dataset.retrieval import build_bm25_index, read_trec_run, run_retrieval, write_trec_run
 from surge_dataset.survey import parse_survey
+from tests.support.openai_server import Hang, ScriptedOpenAIServer
 
 from .processes import accelerate_launch, subprocess_env
 

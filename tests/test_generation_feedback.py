@@ -21,8 +21,8 @@ from surge_dataset.generation import (
 from surge_dataset.llm import LLM
 from surge_dataset.llm.base import BackendSpec, Completion, GenerationSettings, LLMStats
 from surge_dataset.llm.prompts import PromptTemplate
-from surge_dataset.llm.testing import ScriptedOpenAIServer
 from surge_dataset.retrieval.runs import write_trec_run
+from tests.support.openai_server import ScriptedOpenAIServer
 
 ANSWER = "These papers study the topic [P1] and extend it [P2]."
 
@@ -167,8 +167,8 @@ def test_cli_prints_stage_lines_and_one_warning_off_a_terminal(data: SurgeData, 
 
 
 def test_local_backend_reads_the_context_from_the_gguf_config_without_loading_weights() -> None:
-    from surge_dataset.hub import bundled_model_path
     from surge_dataset.llm.local import TransformersBackend, _TokenCounter
+    from surge_dataset.models.download import bundled_model_path
 
     counted: list[int] = []
     streamer = _TokenCounter(counted.append)

@@ -14,8 +14,8 @@ from surge_dataset.cli import app
 from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import EvaluationConfig, evaluate_run
 from surge_dataset.models.ner import NERExtractor
-from surge_dataset.models.testing import build_tiny_ner_model
 from surge_dataset.scoring.heading_recall import heading_entity_recall, heading_soft_recall, storm_headings
+from surge_dataset.testing.models import build_tiny_ner_model
 
 
 class TableEncoder:

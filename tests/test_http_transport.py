@@ -10,9 +10,9 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from surge_dataset.local_server import LocalHTTPServer
 from surge_dataset.references.base import Request
 from surge_dataset.references.http import LookupFailed, Transport
+from tests.support.local_server import LocalHTTPServer
 
 
 class SlowServer(LocalHTTPServer):

@@ -19,9 +19,9 @@ from surge_dataset.llm.prompts import (
     get_prompt,
     quote_safe,
 )
-from surge_dataset.llm.testing import ScriptedOpenAIServer
 from surge_dataset.report import build_report
 from surge_dataset.scoring.injection import INJECTION_CODE, find_injections
+from tests.support.openai_server import ScriptedOpenAIServer
 
 JUDGE_TEMPLATES = ("sqs", "cqs", "rel_llm", "kpr_extract", "kpr_check", "alce_entailment", "pairwise", "quiz_answer",
                    "quiz_write")

@@ -324,7 +324,7 @@ def test_paper_lines_match_the_baselines(data):
 def test_a_real_generation_with_smollm2_through_inspects_hf_provider(data, tmp_path):
     from transformers import AutoTokenizer
 
-    from surge_dataset.hub import bundled_model_path
+    from surge_dataset.models.download import bundled_model_path
 
     gguf = bundled_model_path("smollm2")
     AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(tmp_path / "tokenizer")
@@ -344,7 +344,7 @@ def test_quiz_and_richness_are_scorers_the_grader_answers(data, tmp_path):
     scripted reader answering from the quoted survey; richness counts the table the answer holds."""
     from surge_dataset.data.render import render_survey
     from surge_dataset.quiz.sets import load_quiz_set
-    from surge_dataset.quiz.testing import TextReader
+    from surge_dataset.testing.quiz import TextReader
 
     gt, reader = data.survey(0), TextReader()
     answer = render_survey(gt, data.corpus).replace("# References", "| Model | Layers |\n| --- | --- |\n| GCN | 2 |\n\n"

@@ -14,7 +14,7 @@ from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import EvaluationConfig, evaluate_run
 from surge_dataset.judging.agreement import compare, human_agreement, load_run
 from surge_dataset.llm import Judge, make_llm
-from surge_dataset.llm.testing import ScriptedOpenAIServer
+from tests.support.openai_server import ScriptedOpenAIServer
 
 from .test_arena import app
 

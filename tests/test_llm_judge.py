@@ -27,7 +27,7 @@ from surge_dataset.evaluation import (
 from surge_dataset.llm import Judge, JudgeRequest, LLMConfigurationError, make_llm, parse_points, parse_score
 from surge_dataset.llm.parse import parse_choice, parse_items
 from surge_dataset.llm.prompts import PROMPTS_VERSION
-from surge_dataset.llm.testing import Hang, HttpError, Reply, ScriptedOpenAIServer
+from tests.support.openai_server import Hang, HttpError, Reply, ScriptedOpenAIServer
 
 SECRET = "sk-test-THIS-MUST-NOT-LEAK-0042"
 

@@ -25,7 +25,7 @@ def tiny_llama(tmp_path_factory):
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from surge_dataset.models.testing import build_tiny_roberta
+    from surge_dataset.testing.models import build_tiny_roberta
 
     tokenizer_dir = build_tiny_roberta(tmp_path_factory.mktemp("tok") / "t")
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)

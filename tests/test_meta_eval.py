@@ -84,8 +84,8 @@ def test_meta_eval_takes_the_quiz_like_any_metric(sample_dataset, tmp_path, monk
     from surge_dataset.data.render import render_surveys
     from surge_dataset.evaluation import EvaluationConfig, evaluate_run
     from surge_dataset.llm import Judge, make_llm
-    from surge_dataset.llm.testing import ScriptedOpenAIServer
-    from surge_dataset.quiz.testing import TextReader
+    from surge_dataset.testing.quiz import TextReader
+    from tests.support.openai_server import ScriptedOpenAIServer
 
     from .conftest import REPO_ROOT
 

@@ -27,8 +27,8 @@ from surge_dataset.data.render import render_survey
 from surge_dataset.evaluation import EvaluationConfig, PreparedSurvey, get_metric, prepare_text, registry
 from surge_dataset.evaluation.metric import Metric, ModelSet
 from surge_dataset.evaluation.models import build_models
-from surge_dataset.hub import module_folders_by_metric
 from surge_dataset.llm.judge import JudgeOutcome
+from surge_dataset.publish.modules import module_folders_by_metric
 
 from .conftest import REPO_ROOT
 

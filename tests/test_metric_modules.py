@@ -29,7 +29,7 @@ def _card_example(name: str) -> str:
 
 def test_every_registered_metric_has_a_module_of_its_name_and_back():
     """One name everywhere: folder = module file = ``evaluate.load("surge/<name>")`` = registered metric."""
-    from surge_dataset.hub import ALIASES, module_folders_by_metric
+    from surge_dataset.publish.modules import ALIASES, module_folders_by_metric
 
     for name in MODULES:
         source = (REPO_ROOT / "metrics" / name / f"{name}.py").read_text()
@@ -114,7 +114,7 @@ def test_card_inputs_are_rendered_from_the_settings_not_copied(name):
     """The repository card keeps no copy of the inputs (a new setting would leave 14 cards stale); the card
     installed and published is rendered with evaluate_module.INPUTS_DESCRIPTION verbatim."""
     from surge_dataset.evaluation.evaluate_module import INPUTS_DESCRIPTION
-    from surge_dataset.hub import render_card
+    from surge_dataset.publish.modules import render_card
 
     folder = REPO_ROOT / "metrics" / name
     card = (folder / "README.md").read_text(encoding="utf-8")

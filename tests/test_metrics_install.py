@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset.cli import app
-from surge_dataset.hub import (
+from surge_dataset.models.download import bundled_model_path
+from surge_dataset.publish.modules import (
     ALIASES,
-    bundled_model_path,
     evaluate_modules_cache,
     install_metrics,
     metric_folders,

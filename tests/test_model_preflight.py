@@ -19,7 +19,7 @@ from surge_dataset.cli import app
 from surge_dataset.evaluation import EvaluationConfig
 from surge_dataset.evaluation.models import model_needs
 from surge_dataset.models.availability import ModelNeed, ModelsUnavailableError, hub_state, missing_models
-from surge_dataset.models.testing import cache_as_hub_model
+from surge_dataset.testing.models import cache_as_hub_model
 
 from .conftest import REPO_ROOT
 

@@ -31,7 +31,7 @@ from surge_dataset.models import (
 from surge_dataset.models.base import resolve_dtype
 from surge_dataset.models.cache import EngineStats, cached_vectors, resolve_cache_dir
 from surge_dataset.models.nli import canonical_permutation
-from surge_dataset.models.testing import build_tiny_nli_cross_encoder, build_tiny_roberta
+from surge_dataset.testing.models import build_tiny_nli_cross_encoder, build_tiny_roberta
 
 PERMUTED = ("Neutral", "CONTRADICTION", "entailment")  # also checks case-insensitive matching
 

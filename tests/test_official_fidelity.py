@@ -19,9 +19,9 @@ from surge_dataset.evaluation import EvaluationConfig, discover_passages, evalua
 from surge_dataset.evaluation.runner import average
 from surge_dataset.llm import Judge, JudgeRequest, make_llm
 from surge_dataset.llm.parse import parse_score_strict
-from surge_dataset.llm.testing import ScriptedOpenAIServer
 from surge_dataset.scoring.citations import citation_recall, nli_pair
 from surge_dataset.scoring.shr import soft_heading_recall
+from tests.support.openai_server import ScriptedOpenAIServer
 
 PAPER = Paper(doc_id=1, title="Deep Sets", abstract="We study permutation invariant functions.")
 
@@ -190,7 +190,7 @@ def test_released_judge_style_reasks_the_same_question_with_100_tokens(tmp_path)
 
 
 def test_space_requirements_name_an_installable_surge_bench():
-    from surge_dataset.hub import metric_folders, space_requirements
+    from surge_dataset.publish.modules import metric_folders, space_requirements
 
     folder = metric_folders()["shr"]
     text = space_requirements(folder, "surge-bench @ git+https://github.com/org/surge-bench")
@@ -217,7 +217,7 @@ def test_several_upper_case_md_files_are_a_failure_not_a_crash(tmp_path):
 
 
 def test_space_app_loads_the_pushed_namespace_and_unknown_names_fail_first(tmp_path):
-    from surge_dataset.hub import install_metrics, metric_folders, space_app
+    from surge_dataset.publish.modules import install_metrics, metric_folders, space_app
 
     assert 'evaluate.load("org/shr")' in space_app(metric_folders()["shr"], "org/shr")
     with pytest.raises(FileNotFoundError, match="nope"):

@@ -1,6 +1,6 @@
 """``surge_dataset.protocols.official`` function by function against the released evaluator's own functions.
 
-Each mirrored function is called beside the released one (imported through ``surge_dataset.parity``,
+Each mirrored function is called beside the released one (imported through ``tests.support.parity``,
 never copied) on the same inputs: the 30 shared baseline outputs plus a few edge-case files, a small
 hand-made corpus (titles taken from those outputs, with duplicates and letterless titles) and hand-made
 ground-truth records. Models are the parity harness's hash-derived ones, so equal numbers mean equal
@@ -20,7 +20,8 @@ import pytest
 
 from surge_dataset.core.records import Survey
 from surge_dataset.data.corpus import Corpus, write_corpus_index
-from surge_dataset.parity import (
+from surge_dataset.protocols import official
+from tests.support.parity import (
     HashEncoder,
     HashNLI,
     ReleasedEvaluator,
@@ -29,7 +30,6 @@ from surge_dataset.parity import (
     find_released_src,
     load_released_modules,
 )
-from surge_dataset.protocols import official
 
 SYSTEMS = ("ID", "Naive", "Autosurvey")
 NOTEXIST = "[NOTEXIST]"

@@ -186,7 +186,7 @@ def test_generate_refuses_a_folder_of_other_files_but_resumes_its_own(sample_dat
 
 
 def test_metrics_install_removes_only_its_own_stale_copies(tmp_path):
-    from surge_dataset.hub import install_metrics
+    from surge_dataset.publish.modules import install_metrics
 
     cache = tmp_path / "modules"
     home = cache / "evaluate_modules" / "metrics" / "surge--shr"

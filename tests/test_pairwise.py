@@ -14,9 +14,9 @@ from surge_dataset import SurgeData
 from surge_dataset.data.render import render_survey, render_surveys
 from surge_dataset.evaluation import EvaluationConfig, compute, evaluate_run
 from surge_dataset.llm import Judge, JudgeOutcome, make_llm
-from surge_dataset.llm.testing import HttpError, Reply, ScriptedOpenAIServer
 from surge_dataset.scoring import judges
 from surge_dataset.scoring.pairwise import PAIRWISE_MAX_CHARS, parse_verdict, reconcile
+from tests.support.openai_server import HttpError, Reply, ScriptedOpenAIServer
 
 SLACK = 30.0
 

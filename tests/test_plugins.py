@@ -23,7 +23,7 @@ from surge_dataset.generation import (
     register_generator,
 )
 from surge_dataset.generation import generator as registry
-from surge_dataset.llm.testing import ScriptedOpenAIServer
+from tests.support.openai_server import ScriptedOpenAIServer
 
 from .conftest import REPO_ROOT
 

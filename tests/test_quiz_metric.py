@@ -21,11 +21,11 @@ from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import EvaluationConfig, compute, evaluate_run
 from surge_dataset.evaluation.config import pin_settings
 from surge_dataset.llm import Judge, make_llm
-from surge_dataset.llm.testing import ScriptedOpenAIServer
 from surge_dataset.quiz.sets import read_quiz_file
-from surge_dataset.quiz.testing import TextReader, quoted
 from surge_dataset.scoring.injection import INJECTION_CODE
 from surge_dataset.scoring.quiz import UNANSWERED_OPTION, option_order
+from surge_dataset.testing.quiz import TextReader, quoted
+from tests.support.openai_server import ScriptedOpenAIServer
 
 from .conftest import SAMPLE_DIR
 

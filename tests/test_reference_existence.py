@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.evaluation import EvaluationConfig, compute
-from surge_dataset.references.testing import BibServer, Failure, KnownPaper
 from surge_dataset.report.drilldown import drilldown_markdown
 from surge_dataset.report.results import load_results
+from tests.support.bib_server import BibServer, Failure, KnownPaper
 
 WEB = ("openalex", "semanticscholar", "arxiv", "crossref")
 FAST = [f"{service}=500" for service in WEB]

@@ -23,7 +23,7 @@ from surge_dataset.references.http import DOWN_AFTER, RateLimiter, parse_retry_a
 from surge_dataset.references.labels import published_after
 from surge_dataset.references.match import TitleIndex
 from surge_dataset.references.surveygen import SurveyGenSource
-from surge_dataset.references.testing import BibServer, Failure, KnownPaper
+from tests.support.bib_server import BibServer, Failure, KnownPaper
 
 WEB = ("openalex", "semanticscholar", "arxiv", "crossref")
 FAST = {service: 200.0 for service in WEB}  # rate limits high enough not to slow the tests down

@@ -1,7 +1,7 @@
 """``--protocol official`` against the authors' released evaluator, run side by side on the same inputs.
 
 The released code (``../shared/reference/surge-released/src``, or ``$SURGE_RELEASED_SRC``) is imported,
-never copied; both sides get the same injected models (``surge_dataset.parity``: hash-derived NLI logits
+never copied; both sides get the same injected models (``tests.support.parity``: hash-derived NLI logits
 and embeddings, scripted judges), so any difference in what a model is shown changes a number.
 Inputs: the 30 shared baseline outputs against the benchmark's synthetic ground truth, plus a folder of
 edge cases (BOM, letterless and ``İ`` titles, duplicate ``all_cites``, several ``.md`` files, no
@@ -10,11 +10,9 @@ references, no citations, no headings). Every metric of every survey, and the av
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,7 +21,7 @@ from surge_dataset.data.build import build_dataset
 from surge_dataset.data.dataset import SurgeData
 from surge_dataset.evaluation import EvaluationConfig, evaluate_run
 from surge_dataset.models.nli import NLIScorer
-from surge_dataset.parity import (
+from tests.support.parity import (
     HashEncoder,
     HashNLI,
     ReleasedEvaluator,
@@ -52,11 +50,9 @@ def released_src() -> Path:
 
 
 def _benchmark_module():
-    spec = importlib.util.spec_from_file_location("surge_evaluate_speed", ROOT / "benchmarks" / "evaluate_speed.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    from benchmarks import evaluate_speed
+
+    return evaluate_speed
 
 
 EDGE_PAPERS = [  # appended to the synthetic corpus: titles the released normalisation treats specially

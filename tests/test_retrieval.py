@@ -67,7 +67,7 @@ def bm25_dir(data: SurgeData, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from surge_dataset.models.testing import build_tiny_roberta
+    from surge_dataset.testing.models import build_tiny_roberta
 
     return build_tiny_roberta(tmp_path_factory.mktemp("model") / "roberta", seed=0, max_length=128)
 

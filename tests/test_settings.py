@@ -184,7 +184,7 @@ def test_adding_a_setting_is_one_declaration(tmp_path):
 
         assert "nli_max_length" in inspect.signature(compute).parameters
         assert "nli_max_length (int | None, default None): Tokens of each NLI" in INPUTS_DESCRIPTION
-        from surge_dataset.hub import metric_folders, render_card
+        from surge_dataset.publish.modules import metric_folders, render_card
         assert all("nli_max_length (int" in render_card(f) for f in metric_folders().values())  # every card
         shown = CliRunner().invoke(app, ["evaluate", "--help"], env={"COLUMNS": "400"}).output
         assert "--nli-max-length" in shown and "Tokens of each NLI premise" in shown

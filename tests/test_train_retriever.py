@@ -183,8 +183,8 @@ def test_two_process_training_resumes_and_the_model_indexes_the_corpus(data: Sur
     import yaml
     from typer.testing import CliRunner
 
-    from surge_dataset.models.testing import build_tiny_roberta
     from surge_dataset.retrieval import DenseIndex, run_retrieval
+    from surge_dataset.testing.models import build_tiny_roberta
 
     model = build_tiny_roberta(tmp_path / "roberta", seed=0, hidden_size=64, max_length=256)
     out = tmp_path / "run"

@@ -24,7 +24,7 @@ SCRIPT = REPO_ROOT / "training" / "train_retriever.py"
 
 @pytest.fixture(scope="module")
 def tiny_roberta(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from surge_dataset.models.testing import build_tiny_roberta
+    from surge_dataset.testing.models import build_tiny_roberta
 
     return build_tiny_roberta(tmp_path_factory.mktemp("models") / "roberta", seed=0, hidden_size=32, max_length=128)
 

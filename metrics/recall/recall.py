@@ -2,7 +2,7 @@
 
 Inputs, outputs and the example: this folder's README.md; the computation: the registered metric
 ``recall`` (surge_dataset/evaluation/metrics/), the same code `surge evaluate` runs. Its old name
-``surge/citation_recall`` still loads it after `surge metrics install` (``surge_dataset.hub.ALIASES``).
+``surge/citation_recall`` still loads it after `surge metrics install` (``surge_dataset.publish.modules.ALIASES``).
 """
 
 import evaluate  # noqa: F401 - evaluate reads a module's imports

