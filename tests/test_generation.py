@@ -136,7 +136,7 @@ def test_writer_numbers_by_first_use_drops_invented_citations_and_repairs_lines(
 
 
 def test_outline_and_markdown_answers_are_read_in_their_common_shapes() -> None:
-    from baselines.common import parse_markdown_sections, parse_outline
+    from surge_baselines.common import parse_markdown_sections, parse_outline
 
     answer = (
         "Here is the outline:\n# A Survey of Graphs\n**1. Introduction**: why graphs matter\n"
@@ -257,7 +257,7 @@ def test_every_system_with_a_scripted_llm_resolves_all_references(data: SurgeDat
 
 
 def test_qualsg_expands_by_co_citation_and_ranks_by_impact(data: SurgeData, runs: dict[str, Path], tmp_path: Path) -> None:
-    from baselines.qualsg import impact_scores, percentile_levels
+    from surge_baselines.qualsg import impact_scores, percentile_levels
 
     assert percentile_levels({0: 1.0, 1: 2.0, 2: 3.0, 3: 4.0}) == {0: 1, 1: 2, 2: 3, 3: 4}
     ranked = [int(d) for d, _ in sorted(read_trec_run(runs["test"])["0"].items(), key=lambda kv: (-kv[1], kv[0]))]

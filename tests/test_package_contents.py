@@ -1,9 +1,15 @@
-"""What the package holds: no test server, and public test doubles that no product module uses."""
+"""What the wheel ships: no test server in the package, the public test doubles used by no product module, and two
+import packages (``surge_dataset`` and the baselines' ``surge_baselines``), never a top-level ``baselines``."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
+
+import pytest
 
 from .conftest import REPO_ROOT
 
@@ -85,3 +91,32 @@ def test_no_product_module_imports_the_public_testing_package() -> None:
             offenders += [f"{path.relative_to(REPO_ROOT)}:{node.lineno}" for name in _imported(node)
                           if name == "surge_dataset.testing" or name.startswith("surge_dataset.testing.")]
     assert offenders == []
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of this checkout, built offline with the installed hatchling (no build isolation)."""
+    pytest.importorskip("hatchling", reason="hatchling (in the dev extra) builds the wheel")
+    out = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(out)], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (built,) = out.glob("*.whl")
+    return built
+
+
+def test_the_wheel_installs_surge_dataset_and_surge_baselines_only(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {name.split("/", 1)[0] for name in names if not name.split("/", 1)[0].endswith(".dist-info")}
+    assert top == {"surge_dataset", "surge_baselines"}  # no `baselines/`: that name is another PyPI project's
+    assert "surge_baselines/__init__.py" in names and "surge_baselines/rag.py" in names
+    assert "surge_dataset/testing/__init__.py" in names  # the public test doubles ship
+    shipped = [n for n in names if n.endswith(".py")]
+    assert not [n for n in shipped if "/tests/" in n or n.rsplit("/", 1)[-1] in ("local_server.py", "parity.py")]
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    generators = zipfile.ZipFile(wheel).read(entry_points).decode().split("[surge.generators]")[1].split("\n[")[0]
+    targets = [line.split("=", 1)[1].strip() for line in generators.strip().splitlines()]
+    assert len(targets) == 7 and all(t.startswith("surge_baselines.") for t in targets), targets
+    for target in targets:  # every entry point names a module the wheel holds
+        module = target.split(":")[0]
+        assert f"{module.replace('.', '/')}.py" in names, target

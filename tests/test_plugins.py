@@ -173,10 +173,10 @@ def test_importing_the_core_does_not_import_baselines() -> None:
         import sys
         import surge_dataset.generation, surge_dataset.cli.generate
         from surge_dataset.generation import available_generators, get_generator
-        assert 'baselines' not in sys.modules, 'importing the core imported baselines'
-        assert 'rag' in available_generators() and 'baselines' not in sys.modules, 'listing imported baselines'
+        assert 'surge_baselines' not in sys.modules, 'importing the core imported the baselines'
+        assert 'rag' in available_generators() and 'surge_baselines' not in sys.modules, 'listing imported the baselines'
         get_generator('rag')
-        assert 'baselines.rag' in sys.modules
+        assert 'surge_baselines.rag' in sys.modules
     """)
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -196,5 +196,5 @@ def test_no_core_module_names_baselines() -> None:
             else:
                 continue
             offenders += [f"{path.relative_to(REPO_ROOT)}:{node.lineno}" for n in names
-                          if n == "baselines" or n.startswith("baselines.")]
+                          if n.split(".")[0] in ("baselines", "surge_baselines")]
     assert not offenders, offenders

@@ -111,17 +111,17 @@ def test_two_packages_declaring_one_generator_name_is_an_error_naming_both(insta
 
 def test_a_package_cannot_take_a_built_in_generator_name(install: Install) -> None:
     other = install("surge-fake-rag", GENERATOR_SOURCE.format(name="rag"), {"surge.generators": {"rag": "{module}:Twin"}})
-    with pytest.warns(NameClashWarning, match=rf"baselines.rag:RAG \(built-in\) and by {other}:Twin .*keeps the name"):
+    with pytest.warns(NameClashWarning, match=rf"surge_baselines.rag:RAG \(built-in\) and by {other}:Twin .*keeps the name"):
         generator = get_generator("rag")
-    assert type(generator).__module__ == "baselines.rag"
+    assert type(generator).__module__ == "surge_baselines.rag"
 
 
 def test_an_entry_point_naming_the_built_in_object_is_not_a_clash(install: Install) -> None:
-    install("surge-rag-again", "", {"surge.generators": {"rag": "baselines:RAG", "autosurvey": "baselines.autosurvey:AutoSurvey"}})
+    install("surge-rag-again", "", {"surge.generators": {"rag": "surge_baselines:RAG", "autosurvey": "surge_baselines.autosurvey:AutoSurvey"}})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # not even a warning
-        assert type(get_generator("rag")).__module__ == "baselines.rag"  # baselines:RAG is baselines.rag:RAG
-        assert type(get_generator("autosurvey")).__module__ == "baselines.autosurvey"
+        assert type(get_generator("rag")).__module__ == "surge_baselines.rag"  # surge_baselines:RAG is surge_baselines.rag:RAG
+        assert type(get_generator("autosurvey")).__module__ == "surge_baselines.autosurvey"
 
 
 def test_code_takes_a_built_in_or_registered_generator_name_only_with_replace(install: Install) -> None:
@@ -129,7 +129,7 @@ def test_code_takes_a_built_in_or_registered_generator_name_only_with_replace(in
         name = "rag"
         inputs = "none"
 
-    with pytest.raises(NameClashError, match=r"generator 'rag' is already registered: baselines.rag:RAG \(built-in\); "
+    with pytest.raises(NameClashError, match=r"generator 'rag' is already registered: surge_baselines.rag:RAG \(built-in\); "
                                              r"to register .*MyRag instead, pass replace=True"):
         register_generator(MyRag)
     register_generator(replace=True)(MyRag)

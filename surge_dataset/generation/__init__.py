@@ -19,7 +19,7 @@ The package, by job:
 * :mod:`.run`: the run driver (:func:`generate_surveys`, sidecars, resuming, :class:`RunReport`);
 * :mod:`.dry_run`: ``surge generate --dry-run``, calls and tokens counted against a stand-in LLM.
 
-The core never imports the ``baselines`` package: it is a plugin like any other.
+The core never imports the baselines (``surge_baselines``, folder ``baselines/``): they are a plugin like any other.
 """
 
 from __future__ import annotations

@@ -6,11 +6,11 @@ A generator is found by ``surge generate --system NAME`` (or :func:`get_generato
 2. a class registered in this process with the :func:`register_generator` decorator (quick experiments,
    tests, notebooks);
 3. an entry point of the ``surge.generators`` group (:data:`ENTRY_POINT_GROUP`), loaded only when its
-   name is asked for. The built-in systems of the ``baselines`` package are declared this way in
+   name is asked for. The built-in systems of the ``surge_baselines`` package (folder ``baselines/``) are declared this way in
    ``pyproject.toml``, as any installed third-party package can declare its own::
 
        [project.entry-points."surge.generators"]
-       rag = "baselines.rag:RAG"
+       rag = "surge_baselines.rag:RAG"
 
 The core never imports a generator's package by name. Two providers of one name are settled by the rule
 of :mod:`surge_dataset.core.registries`: a built-in name (an entry point of surge-bench itself) keeps its

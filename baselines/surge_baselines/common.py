@@ -396,7 +396,7 @@ def head(text: str, chars: int = 400) -> str:
 class BaselineGenerator(Generator):
     """Options and steps the built-in systems share."""
 
-    prompts_version = BASELINE_PROMPTS_VERSION  # the templates of baselines/prompts.py
+    prompts_version = BASELINE_PROMPTS_VERSION  # the templates of baselines/surge_baselines/prompts.py
     defaults = {
         "max_sections": 8,  # main sections of a planned outline
         "max_subsections": 4,  # subsections per main section
