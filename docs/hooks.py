@@ -6,12 +6,16 @@
   entry becomes a section holding every card, so a new metric folder gets a page without editing mkdocs.yml.
 * ``reference/cli.md``: every command and option of the ``surge`` typer app, walked from the click command
   tree (``typer.main.get_command``) that ``surge --help`` prints from. Duck-typed: typer vendors its own click.
+* ``reference/layout.md``: every package of ``surge_dataset`` in its layer (:data:`LAYERS`), with its docstring's
+  first paragraph and one line per module (each module's docstring summary), read with ``ast`` (nothing imported),
+  then the repository's other top-level folders.
 
 Nothing is written into ``docs/``: the pages exist only in the build.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,7 @@ from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ROOT / "metrics"
+PACKAGE = ROOT / "surge_dataset"
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 FENCE_TAG = re.compile(r"^(\s*```[\w-]+) [\w-]+$", re.M)
 
@@ -108,6 +113,108 @@ def cli_reference() -> str:
     return "\n".join(out)
 
 
+# --- the layout ---------------------------------------------------------------------------------------------
+
+#: The packages of ``surge_dataset`` by layer, top to bottom (docs/architecture.md, *The layers*): a package imports
+#: from its own layer and the ones below, never above. Every package is in exactly one (tests/test_docs_site.py).
+LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("command line", "typer commands: options -> config -> run -> print; the only layer that prints with Rich",
+     ("cli",)),
+    ("products", "what users get out: reports, judging and meta-evaluation, the leaderboard, the Inspect task, the "
+                 "metrics published as `evaluate` modules", ("report", "judging", "leaderboard", "inspect", "publish")),
+    ("engines", "runs over many surveys: evaluation, generation, retrieval, fresh splits, importers, quiz sets",
+     ("evaluation", "generation", "retrieval", "fresh", "importers", "quiz")),
+    ("domain", "what SurGE is made of: surveys, data, the two protocols, scoring, models, LLMs, references",
+     ("survey", "data", "protocols", "scoring", "models", "llm", "references")),
+    ("base", "errors, vocabularies, settings, records, atomic I/O, defaults, statistics: imports none of the above",
+     ("core",)),
+)
+#: Packages outside the layers: imported by no product module (tests/test_package_contents.py).
+OUTSIDE_LAYERS: dict[str, str] = {
+    "testing": "public test doubles for users' own tests and the examples; no module of the package imports it",
+}
+#: The repository's other top-level folders: (folder, what, the file whose docstring says the rest, if any).
+FOLDERS: tuple[tuple[str, str, str | None], ...] = (
+    ("metrics/", "One folder per metric, an `evaluate` module each: `<name>.py` (a declaration over the registry), "
+                 "its card `README.md`, `app.py`; shipped in the wheel as `surge_dataset/_metrics`.", None),
+    ("baselines/", "`baselines/surge_baselines/`, installed as the package `surge_baselines`.",
+     "baselines/surge_baselines/__init__.py"),
+    ("training/", "`train_retriever.py` (the `accelerate` entry point) and `configs/paper.yaml`.",
+     "training/train_retriever.py"),
+    ("benchmarks/", "", "benchmarks/__init__.py"),
+    ("tests/", "The tests, one file per area, and `tests/support/`.", "tests/support/__init__.py"),
+    ("examples/", "The shipped sample (`examples/sample/`, synthetic data in the official schema, written by "
+                  "`examples/make_sample.py` from `examples/sample_spec/`), its quiz set and the scripts the docs "
+                  "quote.", None),
+    ("docs/", "These pages (`mkdocs.yml`); `docs/hooks.py` generates the metric pages, the command-line reference "
+              "and this page.", None),
+)
+
+
+ROLE = re.compile(r":(?:mod|class|func|meth|data|attr|exc):`~?\.?([^`]+)`")
+
+
+def _summary(path: Path, *, paragraph: bool = False) -> str:
+    """A module's docstring as Markdown on one line: its first paragraph (``paragraph``) or first sentence."""
+    text = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    first = ROLE.sub(r"`\1`", " ".join(text.split("\n\n", 1)[0].split())).replace("``", "`")
+    if paragraph:
+        return first
+    sentence = re.match(r"(.{20,}?[.!?])(?=\s)", first)
+    return sentence.group(1) if sentence else first
+
+
+def packages() -> list[str]:
+    """Every package directly under ``surge_dataset/`` (a folder with ``__init__.py``)."""
+    return sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
+
+
+def _package_section(name: str) -> list[str]:
+    folder = PACKAGE / name
+    out = [f"### `{name}/`", "", _summary(folder / "__init__.py", paragraph=True), ""]
+    rows = []
+    for path in sorted(folder.rglob("*.py")):
+        relative = path.relative_to(folder)
+        if relative.name == "__init__.py" and relative.parent == Path("."):
+            continue
+        if relative.name == "__init__.py":
+            rows.append((f"{relative.parent.as_posix()}/", _summary(path)))
+        elif relative.parent == Path(".") or (relative.parent / "__init__.py").exists() and len(relative.parts) == 2:
+            rows.append((relative.as_posix(), _summary(path)))
+    if rows:
+        out += ["| module | what |", "| --- | --- |", *(f"| `{m}` | {_cell(s)} |" for m, s in rows), ""]
+    return out
+
+
+def layout_reference() -> str:
+    """The Layout page: the layers, every package of ``surge_dataset`` with its modules, the other folders."""
+    out = ["# Layout", "",
+           "Generated from the code when the site is built (`docs/hooks.py`): each package's docstring and each "
+           "module's first sentence. Where a new metric, setting, command, data source, service client or baseline "
+           "goes: [Extending](../architecture.md#where-does-a-new-x-go).", "",
+           "## The layers of `surge_dataset`", "",
+           "Top to bottom; a package imports from its own layer and the ones below, never above.", "",
+           "| layer | packages | what |", "| --- | --- | --- |"]
+    for layer, what, names in LAYERS:
+        out.append(f"| {layer} | {', '.join(f'[`{n}/`](#{n})' for n in names)} | {_cell(what)} |")
+    for name, what in OUTSIDE_LAYERS.items():
+        out.append(f"| outside the layers | [`{name}/`](#{name}) | {_cell(what)} |")
+    out += ["", "`surge_dataset/__init__.py` re-exports the few names most code starts from (`SurgeData`, `Corpus`, "
+            "the records, `metric_path`).", ""]
+    for layer, _what, names in LAYERS:
+        out += [f"## {layer[0].upper()}{layer[1:]}", ""]
+        for name in names:
+            out += _package_section(name)
+    out += ["## Outside the layers", ""]
+    for name in OUTSIDE_LAYERS:
+        out += _package_section(name)
+    out += ["## The repository's other folders", "", "| folder | what |", "| --- | --- |"]
+    for folder, what, source in FOLDERS:
+        text = " ".join(part for part in (what, source and _summary(ROOT / source, paragraph=True)) if part)
+        out.append(f"| `{folder}` | {_cell(text)} |")
+    return "\n".join(out) + "\n"
+
+
 # --- mkdocs events -----------------------------------------------------------------------------------------
 
 
@@ -139,7 +246,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 
 
 def on_files(files: Files, config: Any) -> Files:
-    generated = {"metrics/index.md": metrics_index(), "reference/cli.md": cli_reference()}
+    generated = {"metrics/index.md": metrics_index(), "reference/cli.md": cli_reference(),
+                 "reference/layout.md": layout_reference()}
     generated.update({f"metrics/{f.name}.md": metric_page(f) for f in metric_folders()})
     for uri, content in generated.items():
         files.append(File.generated(config, uri, content=content))

@@ -29,9 +29,21 @@ def _examples() -> list[tuple[str, str]]:
     return out
 
 
-def test_the_doc_has_the_four_extension_points():
-    assert [s for s, _ in _examples()] == ["Add a metric", "Add a metric", "Add a generator",
-                                          "Add a retrieval index", "Add a judge backend"]
+def test_the_doc_has_the_extension_points():
+    assert [s for s, _ in _examples()] == ["Add a metric", "Add a metric", "Add a command", "Add a data source",
+                                          "Add a service client", "Add a generator", "Add a retrieval index",
+                                          "Add a judge backend"]
+
+
+def test_where_a_new_thing_goes_is_answered_for_each_kind():
+    """docs/architecture.md's table names a home for each kind of addition, each with a worked example."""
+    text = DOC.read_text(encoding="utf-8")
+    table = text.split("## Where does a new X go", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("|")[1].strip(): line for line in table.splitlines() if line.startswith("| ") and "---" not in line}
+    for kind in ("metric", "setting", "command", "data source", "service client", "baseline"):
+        assert kind in rows, kind
+        anchor = re.search(r"\(#([\w-]+)\)", rows[kind])
+        assert anchor and re.search(rf"^### {anchor.group(1).replace('-', ' ')}$", text, re.M | re.I), kind
 
 
 def test_worked_examples_run_as_written(in_demo_folder, capsys):
@@ -51,8 +63,13 @@ def test_worked_examples_run_as_written(in_demo_folder, capsys):
     ratio = float(printed[0])
     from surge_dataset import SurgeData
 
-    assert ratio == pytest.approx(2 / len(SurgeData.open("surge").survey(0).sections()))
-    assert printed[1].startswith("# ") and printed[-1] == "4.0"
+    sample = SurgeData.open("surge")
+    assert ratio == pytest.approx(2 / len(sample.survey(0).sections()))
+    counts = ["train", str(len(sample.surveys("train"))), "test", str(len(sample.surveys("test")))]
+    assert printed[1] == repr(counts)  # the command
+    assert printed[2] == "Attention on Graphs: A Survey 2"  # the data source, built and opened
+    assert printed[3:5] == ["https://dblp.org/search/publ/api?q=Graph+Attention+Networks&format=json&h=5", "2018"]
+    assert printed[5].startswith("# ") and printed[-1] == "4.0"
 
 
 def _modules() -> list[str]:

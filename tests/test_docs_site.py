@@ -98,6 +98,34 @@ def test_the_cli_reference_shows_every_command_and_option_of_help() -> None:
             assert f"`{option}`" in sections[name], (name, option)
 
 
+def test_the_layout_page_places_every_package_in_one_layer_and_lists_every_module() -> None:
+    """docs/reference/layout.md is generated from the code: each package of surge_dataset in exactly one layer
+    (a new package must be placed), each with its docstring and every module of it with its first sentence."""
+    hooks = _hooks()
+    placed = [name for _layer, _what, names in hooks.LAYERS for name in names] + list(hooks.OUTSIDE_LAYERS)
+    assert sorted(placed) == hooks.packages() and len(placed) == len(set(placed))
+    for name in ("fresh", "references", "judging", "leaderboard", "inspect", "quiz", "cli", "core", "testing",
+                 "publish"):
+        assert name in placed, name
+    page = hooks.layout_reference()
+    for name in placed:
+        section = page.split(f"### `{name}/`\n", 1)[1].split("\n### ", 1)[0]
+        docstring = section.strip().split("\n", 1)[0]
+        assert docstring and not docstring.startswith("|"), f"{name}/__init__.py has no docstring"
+        for module in sorted((REPO_ROOT / "surge_dataset" / name).glob("*.py")):
+            if module.name != "__init__.py":
+                assert f"| `{module.name}` | " in section, (name, module.name)
+    assert "tests/support" not in page.split("## The repository's other folders", 1)[0]  # no test code in the package
+    for folder in ("metrics/", "baselines/", "training/", "benchmarks/", "tests/", "examples/", "docs/"):
+        assert f"| `{folder}` | " in page, folder
+    assert "surge_baselines" in page  # the baselines' import name, read off baselines/surge_baselines/__init__.py
+
+
+def test_the_layout_page_is_built(site: Path) -> None:
+    page = (site / "reference" / "layout" / "index.html").read_text(encoding="utf-8")
+    assert 'id="publish"' in page and 'id="testing"' in page and "ScriptedChat" in page
+
+
 TOUR = "Five-minute tour (offline, on the shipped sample)"
 
 #: Commands of docs/getting-started.md the page test does not run, each with why (any other command must run).
@@ -210,7 +238,8 @@ def _hooks():  # noqa: ANN202 - the docs/hooks.py module
 def _generated_pages() -> dict[Path, str]:
     """The pages docs/hooks.py adds when the site is built: metric cards and the CLI reference."""
     hooks = _hooks()
-    pages = {DOCS / "metrics" / "index.md": hooks.metrics_index(), DOCS / "reference" / "cli.md": hooks.cli_reference()}
+    pages = {DOCS / "metrics" / "index.md": hooks.metrics_index(), DOCS / "reference" / "cli.md": hooks.cli_reference(),
+             DOCS / "reference" / "layout.md": hooks.layout_reference()}
     pages.update({DOCS / "metrics" / f"{f.name}.md": hooks.metric_page(f) for f in hooks.metric_folders()})
     return pages
 

@@ -1,4 +1,5 @@
-"""Model layer: NLI scorer, embedder and the on-disk cache they share.
+"""Model layer: the NLI scorer, the embedder, NER, model identities, the on-disk cache they share, and the models
+fetched ahead or bundled with the dev extras.
 
 Importing this package is cheap: torch and sentence-transformers load only when a model is built.
 """
