@@ -156,7 +156,7 @@ def test_every_command_is_one_screen():
 
 
 def test_cli_module_only_wires_sub_apps():
-    source = (PACKAGE / "cli.py").read_text(encoding="utf-8")
+    source = (PACKAGE / "cli" / "__init__.py").read_text(encoding="utf-8")
     assert "@app.command" not in source and "_app.command(\"" not in source.replace('data_app.command("export', "")
 
 
