@@ -34,7 +34,7 @@ from surge_dataset.core.vocabulary import ARXIV, CROSSREF, OPENALEX, SEMANTIC_SC
 from surge_dataset.references.match import match_score
 from tests.support.local_server import LocalHTTPServer, QuietHandler, send_answer
 
-__all__ = ["BibServer", "Failure", "KnownPaper", "PREFIXES", "RecordedRequest"]
+__all__ = ["BibServer", "Failure", "KnownPaper", "PREFIXES", "RecordedRequest", "ServicesServer"]
 
 #: Path prefix of each service on the server.
 PREFIXES = {OPENALEX: "/openalex", SEMANTIC_SCHOLAR: "/s2", ARXIV: "/arxiv", CROSSREF: "/crossref"}
@@ -145,7 +145,29 @@ def _crossref(papers: list[KnownPaper], query: str) -> dict[str, Any]:
                         "query": {"start-index": 0, "search-terms": query}}}
 
 
-class BibServer(LocalHTTPServer):
+class ServicesServer(LocalHTTPServer):
+    """A server answering the four bibliographic services under their path prefixes (:data:`PREFIXES`)."""
+
+    def base_url(self, service: str) -> str:
+        return f"{self.address}{PREFIXES[service]}"
+
+    def base_url_options(self) -> list[str]:
+        """``bib_base_url`` / ``--bib-base-url`` values pointing every service here."""
+        return [f"{service}={self.base_url(service)}" for service in PREFIXES]
+
+    @staticmethod
+    def route(raw_path: str) -> tuple[str | None, str, dict[str, list[str]]]:
+        """A request path -> (the service of its prefix or None, the path after the prefix, the query parameters)."""
+        url = urlsplit(raw_path)
+        prefix = "/" + url.path.lstrip("/").split("/", 1)[0]
+        service = next((s for s, p in PREFIXES.items() if p == prefix), None)
+        return service, url.path[len(prefix):] or "/", parse_qs(url.query, keep_blank_values=True)
+
+
+NO_SERVICE = (404, b'{"error": "no such service"}', {"Content-Type": "application/json"})
+
+
+class BibServer(ServicesServer):
     """``with BibServer({"openalex": [KnownPaper(...)]}) as server: compute(..., bib_base_url=server.base_url_options())``."""
 
     def __init__(self, papers: Mapping[str, Iterable[KnownPaper]] | None = None,
@@ -160,13 +182,6 @@ class BibServer(LocalHTTPServer):
         super().__init__()
 
     # -- what tests read ------------------------------------------------------------------------------
-
-    def base_url(self, service: str) -> str:
-        return f"{self.address}{PREFIXES[service]}"
-
-    def base_url_options(self) -> list[str]:
-        """``bib_base_url`` / ``--bib-base-url`` values pointing every service here."""
-        return [f"{service}={self.base_url(service)}" for service in PREFIXES]
 
     def count(self, service: str | None = None, title: str | None = None) -> int:
         """Requests that reached the server (of one service, for one title)."""
@@ -220,23 +235,19 @@ class BibServer(LocalHTTPServer):
 
     def start(self) -> BibServer:
         owner = self
-        services = {prefix: service for service, prefix in PREFIXES.items()}
 
         class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802 - stdlib naming
-                url = urlsplit(self.path)
-                prefix = "/" + url.path.lstrip("/").split("/", 1)[0]
-                service = services.get(prefix)
-                params = parse_qs(url.query, keep_blank_values=True)
+                service, path, params = owner.route(self.path)
                 if service is None:
-                    status, body, headers = 404, b'{"error": "no such service"}', {"Content-Type": "application/json"}
+                    status, body, headers = NO_SERVICE
                 else:
                     if owner.latency:
                         time.sleep(owner.latency)
-                    status, body, headers = owner.answer(service, url.path[len(prefix):] or "/", params)
-                    query = _query_of(service, url.path[len(prefix):], params) or ""
+                    status, body, headers = owner.answer(service, path, params)
+                    query = _query_of(service, path, params) or ""
                     with owner._lock:
-                        owner.requests.append(RecordedRequest(service, url.path, query, params,
+                        owner.requests.append(RecordedRequest(service, urlsplit(self.path).path, query, params,
                                                               dict(self.headers.items()), status))
                 send_answer(self, status, body, headers)
 

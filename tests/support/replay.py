@@ -21,10 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-from tests.support.bib_server import PREFIXES  # the same paths as the scripted stand-in (BibServer)
-from tests.support.local_server import LocalHTTPServer, QuietHandler, send_answer
+from tests.support.bib_server import NO_SERVICE, PREFIXES, ServicesServer  # the scripted stand-in's paths
+from tests.support.local_server import QuietHandler, send_answer
 
 __all__ = ["FIXTURES", "PREFIXES", "ReplayServer", "Served"]
 
@@ -43,7 +42,7 @@ class Served:
     answer: str | None
 
 
-class ReplayServer(LocalHTTPServer):
+class ReplayServer(ServicesServer):
     """``with ReplayServer() as server: compute(..., bib_base_url=server.base_url_options())``."""
 
     def __init__(self, index: str | Path = FIXTURES / "index.json",
@@ -54,12 +53,6 @@ class ReplayServer(LocalHTTPServer):
         self.served: list[Served] = []
         self._lock = threading.Lock()
         super().__init__()
-
-    def base_url(self, service: str) -> str:
-        return f"{self.address}{PREFIXES[service]}"
-
-    def base_url_options(self) -> list[str]:
-        return [f"{service}={self.base_url(service)}" for service in PREFIXES]
 
     @property
     def unmatched(self) -> list[Served]:
@@ -83,18 +76,14 @@ class ReplayServer(LocalHTTPServer):
 
     def start(self) -> ReplayServer:
         owner = self
-        services = {prefix: service for service, prefix in PREFIXES.items()}
 
         class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802 - stdlib naming
-                url = urlsplit(self.path)
-                prefix = "/" + url.path.lstrip("/").split("/", 1)[0]
-                service = services.get(prefix)
-                params = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+                service, path, all_params = owner.route(self.path)
                 if service is None:
-                    send_answer(self, 404, b'{"error": "no such service"}', {"Content-Type": "application/json"})
+                    send_answer(self, *NO_SERVICE)
                     return
-                path = url.path[len(prefix):] or "/"
+                params = {k: v[0] for k, v in all_params.items()}
                 status, body, headers, answer = owner._answer(service, path, params)
                 with owner._lock:
                     owner.served.append(Served(service, path, params, status, answer))
