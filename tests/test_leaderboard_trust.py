@@ -409,7 +409,7 @@ def test_the_ranges_results_are_checked_against_are_the_cards():
         card = (REPO_ROOT / "metrics" / metric.name / "README.md").read_text(encoding="utf-8")
         for bullet in re.finditer(r"^- \*\*(\w+)\*\* \(.*?(?=^- \*\*|^\s*$)", card, re.M | re.S):
             key, text = bullet.group(1), " ".join(bullet.group(0).split())
-            stated = re.search(r"Range \[([-\d.]+), ([-\d.]+)\]", text)
+            stated = re.search(r"Range \[([-\d.]+), ([-\d.]+\]|∞\))", text)  # [low, high] or [low, ∞)
             if stated is None:
                 continue
             declared = value_range(key)
@@ -418,7 +418,8 @@ def test_the_ranges_results_are_checked_against_are_the_cards():
             if "not clipped" in text:
                 width = (high - low) / (1 + 2 * UNCLIPPED_SLACK)
                 low, high = low + UNCLIPPED_SLACK * width, high - UNCLIPPED_SLACK * width
-            assert (round(low, 2), round(high, 2)) == (float(stated[1]), float(stated[2])), (metric.name, key)
+            stated_high = float("inf") if stated[2] == "∞)" else float(stated[2].rstrip("]"))
+            assert (round(low, 2), round(high, 2)) == (float(stated[1]), stated_high), (metric.name, key)
             checked += 1
     assert checked >= 30
 

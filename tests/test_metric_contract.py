@@ -41,7 +41,7 @@ REQUIRED: dict[str, dict[str, Any]] = {"quiz": {"quiz": str(REPO_ROOT / "example
 COUNTED_ZERO = "scored 0 under `--aggregate released`"
 LEFT_OUT = "left out of the mean under either `--aggregate`"
 DIRECTIONS = ("Higher is better.", "Lower is better.", "Not a quality score")
-RANGE = re.compile(r"Range \[(-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?)\]")
+RANGE = re.compile(r"Range \[(-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?\]|∞\))")  # [low, high] or [low, ∞)
 OTHER = "# Introduction\n\nGraph neural networks pass messages [1]. They also pool [2].\n\n[1] Not A Real Paper\n"
 
 
@@ -151,7 +151,8 @@ def output_values(name: str) -> dict[str, str]:
 def documented_range(text: str) -> tuple[float, float]:
     match = RANGE.search(text)
     assert match, f"no 'Range [low, high]' in: {text}"
-    return float(match.group(1)), float(match.group(2))
+    high = match.group(2).rstrip("])")
+    return float(match.group(1)), math.inf if high == "∞" else float(high)
 
 
 def every_key(metric: Metric) -> set[str]:

@@ -66,6 +66,7 @@ class Quiz(Metric):
     needs = frozenset({"judge"})
     judged = True
     order = 130
+    value_range = (0.0, 1.0)  # shares of the questions; <key>_std follows (metric.value_range)
     description = (
         "Share of multiple-choice questions drawn from the human-written survey that an LLM answers correctly from "
         "the generated survey alone, and the share it finds the generated survey does not answer (SurveyBench's "

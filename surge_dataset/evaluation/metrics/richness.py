@@ -3,6 +3,8 @@ absolute and per 1,000 words; no model (counting rules: :mod:`surge_dataset.scor
 
 from __future__ import annotations
 
+import math
+
 from surge_dataset.evaluation.metric import Metric, MetricOutput, diagnostic, register
 from surge_dataset.scoring import judges
 from surge_dataset.scoring.richness import count_richness
@@ -15,6 +17,7 @@ class NonTextualRichness(Metric):
     name = "richness"
     keys = ("richness", *(f"richness_{kind}" for kind in KINDS), *(f"richness_{kind}_per_1k" for kind in KINDS))
     order = 140
+    value_range = (0.0, math.inf)  # counts and rates per 1,000 words: no upper bound
     description = (
         "Tables and figures per 1,000 words of the generated survey (SurveyBench's non-textual richness, per "
         "words), with its tables, figures, display equations and code blocks counted, absolute and per 1,000 words"
