@@ -10,9 +10,8 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
+from surge_dataset.core.http import LookupFailed, Request, Transport
 from surge_dataset.local_server import LocalHTTPServer
-from surge_dataset.references.base import Request
-from surge_dataset.references.http import LookupFailed, Transport
 
 
 class SlowServer(LocalHTTPServer):
