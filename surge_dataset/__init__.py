@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from surge_dataset.core.metadata import SURGE_BENCH_VERSION
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.records import Paper, Query, Section, Survey
 from surge_dataset.data.corpus import Corpus
 from surge_dataset.data.dataset import SurgeData, open_dataset
 from surge_dataset.data.validate import SurgeDataError
 
-__version__ = "0.1.0"
+__version__ = SURGE_BENCH_VERSION
 
 __all__ = [
     "Corpus",
@@ -38,9 +39,6 @@ def metric_path(name: str) -> str:
     In a checkout the repository's ``metrics/`` folder is used; in an installed wheel the copy shipped
     inside the package (``surge_dataset/_metrics``).
     """
-    from surge_dataset.hub import ALIASES
-
-    name = ALIASES.get(name, name)  # an old name (citation_recall) is its metric's module
     here = Path(__file__).resolve().parent
     for base in (here / "_metrics", here.parent / "metrics"):
         if (base / name / f"{name}.py").is_file():

@@ -14,15 +14,16 @@ from surge_dataset.cli import (
 )
 from surge_dataset.cli.console import console, quiet_libraries, user_errors
 from surge_dataset.cli.data import data_app
-from surge_dataset.cli.evaluate import evaluate, meta_eval
-from surge_dataset.cli.generate import generate
+from surge_dataset.cli.evaluate import evaluate as evaluate_command
+from surge_dataset.cli.evaluate import meta_eval
+from surge_dataset.cli.generate import generate as generate_command
 from surge_dataset.cli.importing import import_outputs_command
 from surge_dataset.cli.judging import arena, judge_agreement
 from surge_dataset.cli.leaderboard import leaderboard_app
 from surge_dataset.cli.metrics import metrics_app, models_app
-from surge_dataset.cli.report import report
+from surge_dataset.cli.report import report as report_command
 from surge_dataset.cli.retrieval import export_retrieval, index_app, retrieval_eval, retrieve
-from surge_dataset.cli.submit import submit
+from surge_dataset.cli.submit import submit as submit_command
 
 
 class SurgeGroup(TyperGroup):
@@ -44,12 +45,12 @@ app = typer.Typer(
 
 #: Every command and sub-app, wired here only; their bodies live in cli/<area>.py.
 app.add_typer(data_app, name="data")
-app.command("evaluate")(evaluate)
+app.command("evaluate")(evaluate_command)
 app.command("meta-eval")(meta_eval)
 app.command("arena")(arena)
 app.command("judge-agreement")(judge_agreement)
-app.command("report")(report)
-app.command("generate")(generate)
+app.command("report")(report_command)
+app.command("generate")(generate_command)
 app.command("import")(import_outputs_command)
 app.add_typer(metrics_app, name="metrics")
 app.add_typer(models_app, name="models")
@@ -57,15 +58,15 @@ app.add_typer(index_app, name="index")
 app.add_typer(leaderboard_app, name="leaderboard")
 app.command("retrieve")(retrieve)
 app.command("retrieval-eval")(retrieval_eval)
-app.command("submit")(submit)
+app.command("submit")(submit_command)
 data_app.command("export-retrieval")(export_retrieval)
 
 
 def _print_version(value: bool) -> None:
     if value:
-        from surge_dataset.core.metadata import installed_versions
+        from surge_dataset.core.metadata import SURGE_BENCH_VERSION
 
-        typer.echo(f"surge-bench {installed_versions(('surge-bench',)).get('surge-bench', 'unknown')}")
+        typer.echo(f"surge-bench {SURGE_BENCH_VERSION}")
         raise typer.Exit()
 
 
