@@ -82,3 +82,14 @@ def test_a_file_without_config_reads_as_empty_settings(tmp_path):
     path.write_text(json.dumps({"surveys": {"0": {"recall": 0.5}}}), encoding="utf-8")
     [system] = load_results([path])
     assert (system.name, system.config, system.values("recall")) == ("old", {}, {"0": 0.5})
+
+
+def test_a_value_on_its_range_up_to_rounding_is_in_range(tmp_path):
+    """sacreBLEU scores a survey identical to its GT 100.00000000000004: in [0, 100]; 100.1 is not."""
+    path = tmp_path / "perfect.json"
+    path.write_text(json.dumps({"surveys": {"0": {"bleu": 100.00000000000004}, "1": {"recall": -1e-17}}}),
+                    encoding="utf-8")
+    assert read_results(path)["surveys"]["0"]["bleu"] > 100
+    path.write_text(json.dumps({"surveys": {"0": {"bleu": 100.1}}}), encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"bleu = 100\.1 is outside \[0, 100\]"):
+        read_results(path)

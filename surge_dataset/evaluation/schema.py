@@ -14,6 +14,7 @@ reader reads is typed here.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 from pydantic import (
@@ -106,9 +107,15 @@ class SurveyRecord(OpenRecord):
 
         for key, value in (self.__pydantic_extra__ or {}).items():
             bounds = value_range(key) if value is not None else None
-            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+            if bounds is not None and not _within(value, *bounds):
                 raise invalid(f"{key} = {value:g} is outside [{bounds[0]:g}, {bounds[1]:g}], the range of its metric card")
         return self
+
+
+def _within(value: float, low: float, high: float) -> bool:
+    """``low <= value <= high`` up to a float's rounding (sacreBLEU gives a perfect survey 100.00000000000004)."""
+    return (low <= value or math.isclose(value, low, rel_tol=1e-9, abs_tol=1e-12)) and \
+        (value <= high or math.isclose(value, high, rel_tol=1e-9, abs_tol=1e-12))
 
 
 class ResultsConfig(OpenRecord):
