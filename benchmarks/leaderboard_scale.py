@@ -122,7 +122,7 @@ def _system(root: Path, name: str, k: int, papers: list[dict], surveys: int, cit
                   for m in ("recall", "doc_acc", "sec_acc", "sent_acc", "shr", "rouge1", "rouge2", "rougeL")}
         results[str(s)] = {**values, "bleu": round(rng.uniform(5, 15), 2),
                            "counts": {"references": REFERENCES, "resolved": int(REFERENCES * RESOLVED_SHARE),
-                                      "hallucinated": REFERENCES - int(REFERENCES * RESOLVED_SHARE),
+                                      "not_in_corpus": REFERENCES - int(REFERENCES * RESOLVED_SHARE),
                                       "citations": citations, "citations_of_missing_numbers": 2, "future_citations": 0},
                            "diagnostics": [{"code": "synthetic", "message": "a benchmark survey", "line": None}]}
     config = {"metrics": ["recall", "citation_accuracy", "shr", "rouge_bleu"], "protocol": "official",

@@ -7,6 +7,7 @@ by the modules that need them, so ``import surge_dataset`` and the ``surge`` CLI
 
 from __future__ import annotations
 
+from surge_dataset.core.metadata import SURGE_BENCH_VERSION
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.records import Paper, Query, Section, Survey
 from surge_dataset.data.corpus import Corpus
@@ -14,7 +15,7 @@ from surge_dataset.data.dataset import SurgeData, open_dataset
 from surge_dataset.data.validate import SurgeDataError
 from surge_dataset.publish.modules import metric_path  # evaluate.load(metric_path("shr")) from anywhere
 
-__version__ = "0.1.0"
+__version__ = SURGE_BENCH_VERSION
 
 __all__ = [
     "Corpus",

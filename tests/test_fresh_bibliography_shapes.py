@@ -7,6 +7,7 @@ the ieeetr shapes are in tests/test_fresh_real_latex.py.
 
 from __future__ import annotations
 
+from surge_dataset.core.cache import JsonStore
 from surge_dataset.core.vocabulary import BBL, BIB
 from surge_dataset.fresh.bibliography import parse_bbl, parse_thebibliography
 from surge_dataset.fresh.candidates import ArxivApi
@@ -14,7 +15,6 @@ from surge_dataset.fresh.latex import read_latex_files
 from surge_dataset.fresh.latex_text import strip_comments
 from surge_dataset.fresh.resolve import BY_ID, KeyResolver, TitleResolver
 from surge_dataset.fresh.sources import HostPool
-from surge_dataset.llm.cache import TextCache
 from tests.support.replay import ReplayServer
 
 #: ``pybtex`` + ``ieeetr.bst`` for BIBTEX below (the ``eprint`` and ``doi`` fields are dropped, the notes kept).
@@ -110,7 +110,7 @@ def test_an_arxiv_id_in_an_ieeetr_note_resolves_the_entry_by_id(tmp_path):
     assert source.bibliography == {"stanley2016": "Heat-bath random walks with Markov bases"}
     with ReplayServer() as server:
         hosts = HostPool(rate_seconds=0, timeout=5, max_retries=0, user_agent="surge-bench tests")
-        api = ArxivApi(server.base_url("arxiv"), hosts, TextCache(tmp_path, name="fresh"))
+        api = ArxivApi(server.base_url("arxiv"), hosts, JsonStore(tmp_path, name="fresh"))
         titles = TitleResolver(server.base_url("arxiv"), hosts, tmp_path)
         found = KeyResolver(api, titles).resolve([source])
         assert server.unmatched == []

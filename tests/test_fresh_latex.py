@@ -1,4 +1,4 @@
-"""The LaTeX reader of ``surge data fresh``: e-prints built by ``fresh/tarballs.py`` -> section tree, cite keys,
+"""The LaTeX reader of ``surge data fresh``: e-prints built by ``tests/support/tarballs.py`` -> section tree, cite keys,
 bibliography titles and the official ``structure`` list, every expected value written out by hand."""
 
 from __future__ import annotations

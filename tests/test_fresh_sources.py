@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
+from surge_dataset.core.cache import JsonStore
+from surge_dataset.core.http import Transport
 from surge_dataset.core.vocabulary import BROKEN_LATEX
 from surge_dataset.fresh import sources
 from surge_dataset.fresh.candidates import ArxivApi
 from surge_dataset.fresh.corpus import topic_query
 from surge_dataset.fresh.latex import SourceError, read_eprint
 from surge_dataset.fresh.sources import HostPool
-from surge_dataset.llm.cache import TextCache
-from surge_dataset.references.http import Transport
 from tests.support.arxiv_server import ArxivPaper, ArxivServer
 from tests.support.tarballs import tar_gz
 
@@ -44,7 +44,7 @@ class EmptyPagesServer(ArxivServer):
 
 def _api(server: ArxivServer, cache_dir: Path) -> ArxivApi:
     hosts = HostPool(rate_seconds=0, timeout=5, max_retries=0, user_agent="test")
-    return ArxivApi(server.address, hosts, TextCache(cache_dir, name="fresh"))
+    return ArxivApi(server.address, hosts, JsonStore(cache_dir, name="fresh"))
 
 
 def test_an_empty_page_is_asked_again_and_the_search_completes(tmp_path):

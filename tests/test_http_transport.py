@@ -10,8 +10,7 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from surge_dataset.references.base import Request
-from surge_dataset.references.http import LookupFailed, Transport
+from surge_dataset.core.http import LookupFailed, Request, Transport
 from tests.support.local_server import LocalHTTPServer
 
 

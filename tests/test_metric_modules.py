@@ -29,7 +29,7 @@ def _card_example(name: str) -> str:
 
 def test_every_registered_metric_has_a_module_of_its_name_and_back():
     """One name everywhere: folder = module file = ``evaluate.load("surge/<name>")`` = registered metric."""
-    from surge_dataset.publish.modules import ALIASES, module_folders_by_metric
+    from surge_dataset.publish.modules import module_folders_by_metric
 
     for name in MODULES:
         source = (REPO_ROOT / "metrics" / name / f"{name}.py").read_text()
@@ -37,9 +37,6 @@ def test_every_registered_metric_has_a_module_of_its_name_and_back():
         assert f'evaluate.load("surge/{name}")' in (REPO_ROOT / "metrics" / name / "app.py").read_text()
     assert sorted(MODULES) == sorted(registry())
     assert {name: folder.name for name, folder in module_folders_by_metric().items()} == {n: n for n in MODULES}
-    # an old module name stays loadable (surge metrics install copies it): it names a metric, never a folder
-    assert all(target in registry() and alias not in registry() and alias not in MODULES
-               for alias, target in ALIASES.items())
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -15,7 +15,6 @@ from typer.testing import CliRunner
 from surge_dataset.cli import app
 from surge_dataset.models.download import bundled_model_path
 from surge_dataset.publish.modules import (
-    ALIASES,
     evaluate_modules_cache,
     install_metrics,
     metric_folders,
@@ -26,23 +25,20 @@ from surge_dataset.publish.modules import (
 
 def test_install_writes_evaluates_cache_layout_and_replaces_stale_copies(tmp_path: Path) -> None:
     installed = install_metrics(modules_cache=tmp_path)
-    assert set(installed) == set(metric_folders()) | set(ALIASES) and "shr" in installed
-    assert "citation_recall" in installed and "citation_recall" not in metric_folders()  # recall's old name
+    assert set(installed) == set(metric_folders()) and "shr" in installed
     for name, module in installed.items():
         home = tmp_path / "evaluate_modules" / "metrics" / f"surge--{name}"
         assert module.parent.parent == home and len(module.parent.name) == 64 and module.name == f"{name}.py"
         for package in (tmp_path, tmp_path / "evaluate_modules", home.parent, home, module.parent):
             assert (package / "__init__.py").is_file(), package
-        metric = ALIASES.get(name, name)  # an old name holds its metric's module
-        assert module.read_bytes() == (metric_folders()[metric] / f"{metric}.py").read_bytes()
-        assert (module.parent / "README.md").read_text(encoding="utf-8") == render_card(metric_folders()[metric])
+        assert module.read_bytes() == (metric_folders()[name] / f"{name}.py").read_bytes()
+        assert (module.parent / "README.md").read_text(encoding="utf-8") == render_card(metric_folders()[name])
     stale = tmp_path / "evaluate_modules" / "metrics" / "surge--shr" / ("0" * 64)
     shutil.copytree(installed["shr"].parent, stale)  # an earlier install of other code (ours: it is marked)
     again = install_metrics(names=["shr"], modules_cache=tmp_path)
     assert list(again) == ["shr"] and not stale.exists()  # evaluate picks the newest copy: only ours is left
-    with pytest.raises(FileNotFoundError, match="no SurGE metric named nope.*citation_recall is now recall"):
+    with pytest.raises(FileNotFoundError, match="no SurGE metric named nope; known: "):
         install_metrics(names=["nope"], modules_cache=tmp_path)
-    assert list(install_metrics(names=["citation_recall"], modules_cache=tmp_path)) == ["citation_recall"]
 
 
 def test_modules_cache_location_follows_evaluates_rules(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -70,17 +66,15 @@ def test_evaluate_load_surge_namespace_offline_in_a_fresh_process(tmp_path: Path
         "import evaluate, json\n"
         "rouge = evaluate.load('surge/rouge_bleu')\n"
         "shr = evaluate.load('surge/shr')\n"
-        "old = evaluate.load('surge/citation_recall')\n"  # the recall module's old name
         "text = 'Graph networks pass messages between nodes to learn representations of graphs. ' * 3\n"
         "gt = {'survey_title': 'T', 'structure': [{'id': 0, 'parent_id': None, 'title': 'root', 'content': ''},\n"
         "      {'id': 1, 'parent_id': 0, 'title': 'Intro', 'content': text}]}\n"
         "out = rouge.compute(predictions=['# Intro\\n' + text], references=[json.dumps(gt)])\n"
-        "print(json.dumps({'rouge1': out['rouge1'], 'shr': type(shr).__name__, 'old': old.metric_name}))\n"
+        "print(json.dumps({'rouge1': out['rouge1'], 'shr': type(shr).__name__}))\n"
     )
     run = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"rouge1": 1.0, "shr": "SoftHeadingRecall", "old": "recall"}
-    assert "surge/citation_recall\t" in install.stdout
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"rouge1": 1.0, "shr": "SoftHeadingRecall"}
     assert not (work / "surge").exists()
 
 
@@ -117,7 +111,7 @@ class RecordingHfApi:
         self.uploads[repo_id][path_in_repo] = path_or_fileobj
 
 
-def test_push_makes_one_space_per_metric_and_an_old_name_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_push_makes_one_space_per_metric(monkeypatch: pytest.MonkeyPatch) -> None:
     import huggingface_hub
 
     monkeypatch.setattr(huggingface_hub, "HfApi", RecordingHfApi)
@@ -128,9 +122,3 @@ def test_push_makes_one_space_per_metric_and_an_old_name_only_when_asked(monkeyp
     recall = RecordingHfApi.uploads["org/recall"]
     assert set(recall) == {"recall.py", "README.md", "app.py", "requirements.txt"}
     assert 'evaluate.load("org/recall")' in recall["app.py"].decode()
-
-    push_metrics("org", ["citation_recall"], requirement=requirement)  # refresh a Space published under it
-    old = RecordingHfApi.uploads["org/citation_recall"]
-    assert set(old) == {"citation_recall.py", "README.md", "app.py", "requirements.txt"}
-    assert old["citation_recall.py"] == recall["recall.py"] and old["README.md"] == recall["README.md"]
-    assert 'evaluate.load("org/citation_recall")' in old["app.py"].decode()

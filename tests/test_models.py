@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from surge_dataset.core.cache import default_cache_dir, resolve_cache_dir
 from surge_dataset.models import (
     CANONICAL_LABELS,
     Embedder,
@@ -26,10 +27,9 @@ from surge_dataset.models import (
     NLIScorer,
     ScoreCache,
     TextEncoder,
-    default_cache_dir,
 )
 from surge_dataset.models.base import resolve_dtype
-from surge_dataset.models.cache import EngineStats, cached_vectors, resolve_cache_dir
+from surge_dataset.models.cache import EngineStats, cached_vectors
 from surge_dataset.models.nli import canonical_permutation
 from surge_dataset.testing.models import build_tiny_nli_cross_encoder, build_tiny_roberta
 

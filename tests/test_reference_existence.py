@@ -1,6 +1,6 @@
 """The reference_existence metric end to end: compute() and `surge evaluate` against a local server standing in
-for OpenAlex, Semantic Scholar, arXiv and Crossref (references.testing.BibServer), values computed by hand;
---details, the cached rerun, the offline path, the temporal flag, and the deprecated ``hallucinated`` count."""
+for OpenAlex, Semantic Scholar, arXiv and Crossref (tests/support/bib_server.py, BibServer), values computed by hand;
+--details, the cached rerun, the offline path, the temporal flag, and the ``not_in_corpus`` count."""
 
 from __future__ import annotations
 
@@ -151,17 +151,15 @@ def test_surge_evaluate_writes_labels_and_evidence_with_details(sample_dataset, 
     assert by_number[7]["after_survey"] and by_number[8]["after_survey"] and not by_number[3]["after_survey"]
 
 
-def test_the_hallucinated_count_is_a_deprecated_alias_of_not_in_corpus(sample_dataset, tmp_path):
+def test_not_in_corpus_counts_the_entries_the_corpus_lacks(sample_dataset, tmp_path):
     data = SurgeData.open(sample_dataset)
     counts = compute("recall", [generated_survey(data)], [0], data=data)["counts"][0]
-    assert counts["not_in_corpus"] == counts["hallucinated"] == 6
-    old = {"config": {}, "surveys": {"0": {"recall": 0.1, "counts": {"references": 8, "resolved": 2, "hallucinated": 6}}},
-           "average": {"recall": 0.1}}
-    new = json.loads(json.dumps(old).replace('"hallucinated"', '"not_in_corpus"'))
-    for results in (old, new):  # results written before the rename still show the count
-        (tmp_path / "r.json").write_text(json.dumps(results), encoding="utf-8")
-        table = drilldown_markdown(load_results([tmp_path / "r.json"]), ["recall"])
-        assert "| Not in corpus |" in table and "| 8 (2) | 6 |" in table
+    assert counts["not_in_corpus"] == 6 and "hallucinated" not in counts  # no alias of a name never released
+    results = {"config": {}, "surveys": {"0": {"recall": 0.1, "counts": {"references": 8, "resolved": 2,
+                                                                          "not_in_corpus": 6}}}, "average": {"recall": 0.1}}
+    (tmp_path / "r.json").write_text(json.dumps(results), encoding="utf-8")
+    table = drilldown_markdown(load_results([tmp_path / "r.json"]), ["recall"])
+    assert "| Not in corpus |" in table and "| 8 (2) | 6 |" in table
 
 
 def test_services_enter_the_journal_key_only_when_set():

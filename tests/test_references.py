@@ -1,7 +1,7 @@
 """The reference resolver chain (surge_dataset/references/): title matching, each service's request and answer,
 the HTTP policy (429 + Retry-After, 5xx, a service that is down), the SQLite cache and the offline path.
 
-Every web service is exercised against a local server on 127.0.0.1 (``references.testing.BibServer``) that
+Every web service is exercised against a local server on 127.0.0.1 (``tests/support/bib_server.py``, BibServer) that
 answers in the API's documented shape at the path the client library calls, and counts the requests.
 """
 
@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from surge_dataset.core.errors import SettingError, SurgeError
+from surge_dataset.core.http import DOWN_AFTER, RateLimiter, parse_retry_after, retry_delay
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.vocabulary import ChoiceError
 from surge_dataset.references import ChainOptions, ReferenceChain, label_reference, match_score
 from surge_dataset.references.base import AnswerError, Candidate, MissingExtraError, SourceAnswer, arxiv_id_of
 from surge_dataset.references.chain import parse_assignments, parse_services, web_service
-from surge_dataset.references.http import DOWN_AFTER, RateLimiter, parse_retry_after, retry_delay
 from surge_dataset.references.labels import published_after
 from surge_dataset.references.match import TitleIndex
 from surge_dataset.references.surveygen import SurveyGenSource

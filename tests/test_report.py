@@ -44,7 +44,7 @@ def write_results(
     surveys = {}
     for i, sid in enumerate(ids):
         record: dict[str, Any] = {m: v[i] for m, v in values.items()}
-        record["counts"] = {"references": 10, "resolved": 8, "hallucinated": 2, "citations": 20,
+        record["counts"] = {"references": 10, "resolved": 8, "not_in_corpus": 2, "citations": 20,
                             "citations_of_missing_numbers": 1, "future_citations": 0}
         record["diagnostics"] = []
         record.update((extra or {}).get(sid, {}))
@@ -275,7 +275,7 @@ def test_figures_are_valid_pngs_and_svgs(three_systems: list[Path], tmp_path: Pa
 def test_drilldown_lists_worst_surveys_with_diagnostics(tmp_path: Path) -> None:
     diag = {"code": "missing_reference_number", "message": "2 citation instance(s) cite 9", "line": None}
     a = write_results(tmp_path / "sys.json", {"recall": [0.9, 0.1, 0.5, 0.7], "sqs": [1.0, None, 2.0, 3.0]},
-                      extra={1: {"diagnostics": [diag], "counts": {"references": 5, "resolved": 1, "hallucinated": 4,
+                      extra={1: {"diagnostics": [diag], "counts": {"references": 5, "resolved": 1, "not_in_corpus": 4,
                                                                    "citations_of_missing_numbers": 2, "future_citations": 0}}})
     out = tmp_path / "report"
     build_report([a], out, resamples=RESAMPLES, worst=2, formats=())

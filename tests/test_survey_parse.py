@@ -11,7 +11,7 @@ from surge_dataset.survey import (
     OFFICIAL_REFERENCE_RE,
     PROTOCOLS,
     GeneratedSurvey,
-    _official_reference,
+    official_reference,
     parse_survey,
     read_survey_file,
 )
@@ -310,7 +310,7 @@ def test_official_reference_scan_matches_the_documented_regex() -> None:
                 int(match.group(1)),
                 (match.group(2) if match.group(2) is not None else match.group(3)).strip(),
             )
-        got = _official_reference(line)
+        got = official_reference(line)
         assert (got[:2] if got else None) == expected, line
 
 

@@ -1,8 +1,7 @@
 """SurGE citation recall: an `evaluate` module declared over surge_dataset's metric registry.
 
 Inputs, outputs and the example: this folder's README.md; the computation: the registered metric
-``recall`` (surge_dataset/evaluation/metrics/), the same code `surge evaluate` runs. Its old name
-``surge/citation_recall`` still loads it after `surge metrics install` (``surge_dataset.publish.modules.ALIASES``).
+``recall`` (surge_dataset/evaluation/metrics/), the same code `surge evaluate` runs.
 """
 
 import evaluate  # noqa: F401 - evaluate reads a module's imports

@@ -65,9 +65,9 @@ data_app.command("export-retrieval")(export_retrieval)
 
 def _print_version(value: bool) -> None:
     if value:
-        from surge_dataset.core.metadata import installed_versions
+        from surge_dataset.core.metadata import SURGE_BENCH_VERSION
 
-        typer.echo(f"surge-bench {installed_versions(('surge-bench',)).get('surge-bench', 'unknown')}")
+        typer.echo(f"surge-bench {SURGE_BENCH_VERSION}")
         raise typer.Exit()
 
 

@@ -22,7 +22,7 @@ def _n(value: int | None) -> str:
     return "–" if value is None else f"{value:,}"
 
 
-def _method_line(method: str | None, what: str) -> str:
+def method_line(method: str | None, what: str) -> str:
     if method == ESTIMATE_METHOD or method is None:
         return f"input tokens: estimated as characters / 4 ({what} has no local tokenizer)"
     return f"input tokens: counted with the {method}"
@@ -58,7 +58,7 @@ def evaluate_dry_run(data: Any, passages: Path, config: Any, *, per_1k: tuple[fl
     row("total", report["total"], bold=True)
     out_console.print(table)
     total = report["total"]
-    lines = [_method_line(report["token_method"], str(config.judge))] if config.judge else []
+    lines = [method_line(report["token_method"], str(config.judge))] if config.judge else []
     lines += price_lines(total["prompt_tokens_to_send"], total["completion_tokens_to_send"], per_1k,
                          "the calls to send")
     for line in lines:
@@ -88,7 +88,7 @@ def generate_dry_run(data: Any, generator: Any, llm: str, survey_ids: list[int],
     table.add_row("[bold]total", f"[bold]{_n(total['calls'])}", f"[bold]{_n(total['prompt_tokens'])}",
                   f"[bold]{_n(total['completion_tokens'])}", "")
     out_console.print(table)
-    for line in [_method_line(estimate.token_method, llm),
+    for line in [method_line(estimate.token_method, llm),
                  *price_lines(total["prompt_tokens"], total["completion_tokens"], per_1k, "the run")]:
         out_console.print(line, highlight=False)
     for note in estimate.notes:

@@ -132,14 +132,14 @@ def data_render(
     """Write ground-truth surveys in the evaluator's Markdown (headings, text, [n] citations, references)."""
     from surge_dataset.data.render import render_surveys
 
-    dataset = _open_data(data)
+    dataset = open_data(data)
     ids = parse_ids(survey_ids)  # [] without --survey-ids: all of --split
     surveys = [dataset.survey(i) for i in ids] if ids else dataset.surveys(split)
     for path in render_surveys(surveys, dataset.corpus, out):
         out_console.print(str(path))
 
 
-def _open_data(data: str):
+def open_data(data: str):
     from surge_dataset.data.dataset import SurgeData
 
     return SurgeData.open(data)  # DatasetNotFoundError, a SurgeError: one line, exit 2 (cli.SurgeGroup)

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from surge_dataset.cli.console import console, out_console
 from surge_dataset.cli.console import fail as _fail
-from surge_dataset.cli.data import _open_data
+from surge_dataset.cli.data import open_data
 from surge_dataset.cli.options import data_option, settings_options
 from surge_dataset.evaluation.config import EvaluationConfig, RunOptions
 
@@ -61,7 +61,7 @@ def evaluate(
         from surge_dataset.models.availability import preflight
 
         hub = preflight(model_needs(config))
-    dataset = _open_data(data)
+    dataset = open_data(data)
     run = RunOptions(**run_settings)
     if dry_run:
         from surge_dataset.cli.cost import evaluate_dry_run

@@ -241,7 +241,7 @@ def dry_run_report(dataset: Any, ids: list[int], config: GenerationConfig, optio
 
 def _load_llm(config: GenerationConfig, options: GenerationRunOptions, process: Process) -> tuple[Any, dict[str, Any]]:
     """The LLM (memoised per process, nothing loaded yet) and what each survey.json records of how it ran."""
-    from surge_dataset.llm import redact_url
+    from surge_dataset.core.http import redact_url
 
     threads = options.thread_count(config)  # checked now; applied when the model loads
     kwargs: dict[str, Any] = {"base_url": options.base_url, "concurrency": options.concurrency,

@@ -48,7 +48,7 @@ def arena(
     cache_dir: Path = option(RunOptions, "cache_dir"),
 ) -> None:
     """Judge pairs of two systems' surveys on one topic, both orders; Bradley-Terry ratings with bootstrap CIs."""
-    from surge_dataset.cli.data import _open_data
+    from surge_dataset.cli.data import open_data
     from surge_dataset.core.io import atomic_write_json
     from surge_dataset.evaluation.models import judge_report, model_factories
     from surge_dataset.judging.arena import consistency_warning, load_systems, run_arena
@@ -58,7 +58,7 @@ def arena(
     run = RunOptions(base_url=base_url, judge_concurrency=judge_concurrency, judge_timeout=judge_timeout,
                      judge_batch_size=judge_batch_size, cache_dir=cache_dir)
     model = model_factories(config, run)["judge"]()
-    output = run_arena(systems, _open_data(data), model, pairs=pairs, seed=seed, resamples=resamples)
+    output = run_arena(systems, open_data(data), model, pairs=pairs, seed=seed, resamples=resamples)
     output["judge"] = judge_report(model)
     atomic_write_json(out, output)
     table = Table(title=Text(f"arena: {len(output['pairs'])} pairs, judge {judge}, both orders; Bradley-Terry [95% CI]"))

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from surge_dataset.cli.console import console, out_console
 from surge_dataset.cli.console import fail as _fail
-from surge_dataset.cli.data import _open_data, data_app
+from surge_dataset.cli.data import data_app, open_data
 from surge_dataset.cli.options import data_option, settings_options
 from surge_dataset.core.records import QUIZ_FILE
 from surge_dataset.quiz.settings import QuizOptions
@@ -40,7 +40,7 @@ def data_quiz(
     options = QuizOptions(**own)
     if price_per_1k and not dry_run:
         _fail("--price-per-1k goes with --dry-run (a real run records the tokens in the manifest)")
-    dataset = _open_data(data)
+    dataset = open_data(data)
     if dry_run:
         _print_estimate(dataset, options, price_per_1k)
         return
@@ -70,7 +70,7 @@ def data_quiz(
 
 
 def _print_estimate(dataset: Any, options: QuizOptions, price_per_1k: str | None) -> None:
-    from surge_dataset.cli.cost import _method_line, price_lines
+    from surge_dataset.cli.cost import method_line, price_lines
     from surge_dataset.llm.usage import parse_price
     from surge_dataset.quiz.writer import estimate_writing
 
@@ -84,7 +84,7 @@ def _print_estimate(dataset: Any, options: QuizOptions, price_per_1k: str | None
                   "–" if cached is None else f"{estimate['calls'] - cached:,}", f"{estimate['prompt_tokens']:,}",
                   f"{estimate['completion_tokens']:,}")
     out_console.print(table)
-    for line in [_method_line(estimate["token_method"], options.judge),
+    for line in [method_line(estimate["token_method"], options.judge),
                  *price_lines(estimate["prompt_tokens_to_send"], estimate["completion_tokens_to_send"],
                               parse_price(price_per_1k), "the calls to send")]:
         out_console.print(line, highlight=False)

@@ -40,8 +40,8 @@ def report(
     """Tables (Markdown/LaTeX/HTML), 95% CIs, paired significance, figures and drill-down from results files."""
     from rich.markup import escape
 
-    from surge_dataset.report import _fmt as fmt
     from surge_dataset.report import build_report, classify_inputs, expand_folders, metric_label
+    from surge_dataset.report.constants import format_value as fmt
 
     files, skipped = expand_folders(results)
     for path in skipped:
@@ -82,7 +82,7 @@ def report(
 def _add_published_rows(table: Table, metrics: list[str]) -> None:
     """The paper's Table 4 rows under the evaluated ones, as in table.md: for scale, marked †, not ranked."""
     from surge_dataset.report import PAPER_TABLE4, PUBLISHED_MARK
-    from surge_dataset.report import _fmt as fmt
+    from surge_dataset.report.constants import format_value as fmt
 
     if not any(metric in values for values in PAPER_TABLE4.values() for metric in metrics):
         return

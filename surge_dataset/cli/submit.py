@@ -42,14 +42,14 @@ def submit(
     """Pack results, surveys and config into a checked submission folder; with --repo, open a Hub pull request."""
     from rich.markup import escape
 
-    from surge_dataset.cli.data import _open_data
+    from surge_dataset.cli.data import open_data
     from surge_dataset.leaderboard.submission import pack_submission
     from surge_dataset.leaderboard.submission_hub import hub_token, open_pull_request
     from surge_dataset.models.identity import model_copies
 
     if repo:
         hub_token()  # no token: refused before anything is written
-    submission = pack_submission(results, passages, out, data=_open_data(data), name=name, details=details,
+    submission = pack_submission(results, passages, out, data=open_data(data), name=name, details=details,
                                  overwrite=overwrite, verify=verify, models=model_copies(model or ()))
     manifest = submission.manifest
     if manifest.get("verification"):

@@ -1,8 +1,10 @@
-"""Crash-safe file writing: nothing a user computed is ever left half-written."""
+"""Crash-safe file writing (nothing a user computed is ever left half-written), and reading a user's input file
+with one-line errors that name it."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -75,6 +77,36 @@ def reading_input(path: str | os.PathLike[str]) -> Iterator[None]:
         raise InputFileError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise InputFileError(f"{path}: {exc.strerror or exc}") from None
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """A user's JSON file, or one :class:`~surge_dataset.core.errors.InputFileError` naming it: no such file, a
+    folder, not UTF-8, not valid JSON, nested too deeply."""
+    from surge_dataset.core.errors import InputFileError
+
+    path = Path(path)
+    if path.is_dir():
+        raise InputFileError(f"{path} is a folder, not a JSON file")
+    if not path.exists():
+        raise InputFileError(f"{path}: no such file")
+    with reading_input(path):
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except RecursionError:
+            raise InputFileError(f"{path}: JSON nested too deeply") from None
+        except ValueError as exc:  # JSONDecodeError is one (reading_input names it); an over-long integer too
+            if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+                raise
+            raise InputFileError(f"{path}: not valid JSON ({exc})") from None
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """A file's SHA-256 (hex), read 4 MiB at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 @contextlib.contextmanager

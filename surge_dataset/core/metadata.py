@@ -29,3 +29,8 @@ def installed_versions(names: Iterable[str]) -> dict[str, str]:
         except _metadata.PackageNotFoundError:
             versions[name] = "not installed"
     return versions
+
+
+#: This installation's surge-bench version: read from the package metadata (``pyproject.toml`` is the one place it
+#: is written); ``not installed`` in a source tree that was never installed.
+SURGE_BENCH_VERSION = installed_versions(["surge-bench"])["surge-bench"]

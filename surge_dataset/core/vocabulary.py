@@ -9,8 +9,9 @@ import, and ``tests/test_vocabulary.py`` guards against a raw string creeping ba
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
-from typing import Final, Literal, get_args
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, Literal, get_args
 
 from surge_dataset.core.errors import SettingError, SurgeError
 
@@ -85,8 +86,10 @@ __all__ = [
     "UnknownNameError",
     "check_choice",
     "closest_hint",
+    "parse_assignments",
     "parse_ids",
     "parse_list",
+    "split_name",
 ]
 
 #: How generated surveys are read and scored: ``official`` = the released evaluator's reading, ``paper`` = the
@@ -251,6 +254,45 @@ def parse_list(text: str | Sequence[str] | None) -> list[str]:
         return []
     items = text.split(",") if isinstance(text, str) else text
     return [item.strip() for item in items if item.strip()]
+
+
+def parse_assignments(items: Mapping[str, Any] | Sequence[str] | str | None, option: str, *, shape: str = "NAME=VALUE",
+                      hint: str = "", choices: Sequence[str] | None = None,
+                      empty_value: bool = False) -> dict[str, str]:
+    """``['openalex=http://h', ...]`` (a repeatable ``NAME=VALUE`` option) or a mapping -> ``{name: value}``: the
+    one ``NAME=VALUE`` rule (``--bib-base-url``, ``--bib-rate-limit``, ``--model``, ``--details``, ``-o``).
+
+    Names and values are stripped; a later item of the same name wins. An item without ``=``, a name or (unless
+    ``empty_value``) a value is a :class:`SettingError` naming ``option`` and the expected ``shape`` (``hint`` is
+    appended, e.g. ``", e.g. arxiv=http://127.0.0.1:8000"``); with ``choices`` every name is checked
+    (:func:`check_choice`: the closest one on a typo).
+    """
+    if not items:
+        return {}
+    if isinstance(items, str):
+        items = [items]
+    pairs = [(str(k), str(v)) for k, v in items.items()] if isinstance(items, Mapping) else []
+    for item in [] if isinstance(items, Mapping) else items:
+        name, sep, value = str(item).partition("=")
+        if not sep or not name.strip() or not (value.strip() or empty_value):
+            raise SettingError(f"{option} {item!r}: expected {shape}{hint}")
+        pairs.append((name, value))
+    out: dict[str, str] = {}
+    for name, value in pairs:
+        if choices is not None:
+            check_choice(option, name.strip(), choices)
+        out[name.strip()] = value.strip()
+    return out
+
+
+def split_name(spec: str | os.PathLike[str]) -> tuple[str | None, str]:
+    """``NAME=PATH`` -> ``(NAME, PATH)``; a bare ``PATH`` -> ``(None, PATH)``: the optional name of a file given on the
+    command line (``surge meta-eval``, ``surge judge-agreement``). A path that exists is taken whole, ``=`` and all."""
+    text = os.fspath(spec)
+    if "=" in text and not os.path.exists(text):
+        name, _, rest = text.partition("=")
+        return (name.strip() or None), rest.strip()
+    return None, text
 
 
 def parse_ids(text: str | Sequence[int] | None) -> list[int]:

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from surge_dataset.core.io import atomic_write_json
+from surge_dataset.core.io import atomic_write_json, file_sha256
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.output_folder import replacing_output_folder
 from surge_dataset.core.records import (
@@ -70,14 +70,6 @@ class BuildReport:
     unknown_fields: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     empty_all_cites: list[int] = field(default_factory=list)
-
-
-def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def survey_title_lookup(surveys: Sequence[dict[str, Any]], values: Sequence[Any]) -> dict[str, Any]:
@@ -257,7 +249,7 @@ def build_dataset(
                     tmp, quiz_set, dict(zip(meta["survey_order"], splits, strict=True)))
                 meta["configs"] = sorted({*meta["configs"], QUIZ_CONFIG})
                 report.notes.append(note)
-            meta["source_files"]["surveys.json"] = sha256_file(path)
+            meta["source_files"]["surveys.json"] = file_sha256(path)
             if derive:
                 given = (source / OFFICIAL_FILES["queries"]).is_file()
                 say(f"deriving the queries from {path} ({'--derive-queries' if given else 'no queries.json'})")
@@ -285,7 +277,7 @@ def build_dataset(
                 # One record per unknown field name: the same warning and the same names as checking them all.
                 report.unknown_fields["corpus"] = _checked(path, "corpus", exemplars)
             report.counts["corpus"] = {"train": count}
-            meta["source_files"]["corpus.json"] = sha256_file(path)
+            meta["source_files"]["corpus.json"] = file_sha256(path)
 
         if "queries" in present:
             path = present["queries"]
@@ -308,7 +300,7 @@ def build_dataset(
                 report.notes.append(note)
                 warnings.warn(f"{path}: {note}", stacklevel=2)
             _write_queries(tmp, queries, survey_ids, splits, report, meta)
-            meta["source_files"]["queries.json"] = sha256_file(path)
+            meta["source_files"]["queries.json"] = file_sha256(path)
             del queries
 
         if manifest is not None:  # a fresh split: its manifest travels with it (not part of the fingerprint)
@@ -332,7 +324,7 @@ def _carry_manifest(path: Path, manifest: dict[str, Any], tmp: Path, report: Bui
     """Copy a fresh split's manifest beside the shards; its window (and annotation summary) into ``meta``."""
     shutil.copyfile(path, tmp / FRESH_MANIFEST)
     window = manifest["window"]
-    meta["fresh"] = {"manifest": FRESH_MANIFEST, "sha256": sha256_file(path), "window": window,
+    meta["fresh"] = {"manifest": FRESH_MANIFEST, "sha256": file_sha256(path), "window": window,
                      "categories": manifest.get("categories"), "created": manifest.get("created")}
     annotation = manifest.get("annotation")
     if isinstance(annotation, dict):

@@ -22,9 +22,7 @@ from typing import Any
 from surge_dataset.core.errors import SettingError
 from surge_dataset.core.records import CONTENT_MIN_CHARS, Survey, gt_content_sections
 
-__all__ = ["GT_CONTENT_MIN_CHARS", "SurveyFilter", "filter_qrels", "split_entries"]
-
-GT_CONTENT_MIN_CHARS = CONTENT_MIN_CHARS  # old name; the evaluator's GT sections use the same rule
+__all__ = ["SurveyFilter", "filter_qrels", "split_entries"]
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@
 * :mod:`.prepare`  passage discovery, reading, parsing and citation resolution;
 * :mod:`.models`   the run's models, prefetched once per kind;
 * :mod:`.runner`   ``evaluate_run`` (``surge evaluate``): journal, results, aggregation;
+* :mod:`.schema`   the one schema of a results file and of ``--details`` records (pydantic);
+* :mod:`.results`  the one loader of a results file (``surge report``, the leaderboard, the judging commands);
 * :mod:`.compute`  :func:`compute`: any metric on generated Markdown + GT records (what the
   ``evaluate`` modules call, and the plain-Python API).
 """
@@ -15,7 +17,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from surge_dataset.core.records import CONTENT_MIN_CHARS as GT_CONTENT_MIN_CHARS
 from surge_dataset.core.records import gt_content_sections
 from surge_dataset.evaluation.compute import (
     compute,  # eager: a lazy name equal to its module's would be shadowed by the module
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
         resolve_citations,
         survey_counts,
     )
-    from surge_dataset.evaluation.runner import _average, evaluate_run, journal_path, score_survey
+    from surge_dataset.evaluation.runner import evaluate_run, journal_path, score_survey
 
 #: Names imported on first use (``surge --help`` and the config-only commands need none of them): the
 #: run, the raw-input API and the models pull in pyarrow, the corpus and the parsers.
@@ -63,7 +64,7 @@ _LAZY = {
     **dict.fromkeys(("PrefetchedEncoder", "PrefetchedNLI", "judge_report"), "models"),
     **dict.fromkeys(("PreparedSurvey", "discover_passages", "package_versions", "prepare_survey", "prepare_text",
                      "resolve_citations", "survey_counts"), "prepare"),
-    **dict.fromkeys(("_average", "evaluate_run", "journal_path", "score_survey"), "runner"),
+    **dict.fromkeys(("evaluate_run", "journal_path", "score_survey"), "runner"),
 }
 
 __all__ = [
@@ -71,7 +72,6 @@ __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
     "DEFAULT_NLI_MODEL",
     "DTYPES",
-    "GT_CONTENT_MIN_CHARS",
     "PROTOCOLS",
     "EvaluationConfig",
     "Metric",
@@ -82,7 +82,6 @@ __all__ = [
     "PrefetchedNLI",
     "Requests",
     "RunOptions",
-    "_average",
     "compute",
     "default_metrics",
     "discover_passages",

@@ -43,9 +43,6 @@ from surge_dataset.core.vocabulary import (
 )
 from surge_dataset.evaluation.metric import Metric, get_metric, needed_models, registry
 
-#: Metric aliases for ``--metrics``: ``all`` = the SurGE metrics (judged ones only with a judge).
-ALIASES = METRIC_GROUPS
-
 #: Fields of a results file's ``config`` that change the numbers of every metric: results differing in one are
 #: never compared or combined (the leaderboard's setting groups, ``surge report``'s merge of runs).
 SHARED_SETTINGS: tuple[str, ...] = ("protocol", "aggregate", "data_fingerprint", "min_cites", "exclude_empty")
@@ -57,7 +54,6 @@ MODEL_SETTINGS: dict[str, tuple[str, ...]] = {
 
 __all__ = [
     "AGGREGATIONS",
-    "ALIASES",
     "DTYPES",
     "MODEL_SETTINGS",
     "PROTOCOLS",
@@ -275,20 +271,20 @@ def parse_metrics(text: str | Sequence[str], *, judge: bool = False) -> list[str
     known = registry()
     chosen: set[str] = set()
     for name in parse_list(text):
-        if name in ALIASES:
+        if name in METRIC_GROUPS:
             chosen.update(m.name for m in known.values() if name in m.groups and (judge or not m.judged))
         elif name in known:
             if known[name].judged and not judge:
                 raise SettingError(f"metric {name!r} needs an LLM judge: pass --judge (e.g. openai:gpt-4o)")
             chosen.add(name)
         else:
-            raise UnknownNameError("metric", name, [*known, *ALIASES], extra="; `surge metrics list` shows them all")
+            raise UnknownNameError("metric", name, [*known, *METRIC_GROUPS], extra="; `surge metrics list` shows them all")
     return [m for m in known if m in chosen]
 
 
 def skipped_without_judge(text: str | Sequence[str]) -> list[str]:
     """Judged metrics an alias would have included had a judge been given (for a note to the user)."""
-    names = [n for n in parse_list(text) if n in ALIASES]
+    names = [n for n in parse_list(text) if n in METRIC_GROUPS]
     return [m.name for m in registry().values() if m.judged and any(n in m.groups for n in names)]
 
 

@@ -127,7 +127,7 @@ def judge_report(judge: Any) -> dict[str, Any]:
     report: dict[str, Any] = {"spec": getattr(judge, "spec", None)}
     llm = getattr(judge, "llm", None)
     if llm is not None:
-        from surge_dataset.llm.openai_backend import redact_url
+        from surge_dataset.core.http import redact_url
 
         report["base_url"] = redact_url(getattr(llm.backend, "base_url", None))
         report["llm"] = llm.stats.as_dict()

@@ -197,12 +197,6 @@ def _is_after(paper: Paper, gt: Survey) -> bool:
     return paper_date[:width] > gt_date[:width]
 
 
-#: Count keys kept under an old name for one release, each as an alias of its new name (docs/evaluation/index.md):
-#: ``hallucinated`` counted the entries the corpus lacks, which are not all fabricated (a real paper outside
-#: the corpus is not): it is ``not_in_corpus`` now; ``reference_existence`` tells the two apart.
-DEPRECATED_COUNTS = {"hallucinated": "not_in_corpus"}
-
-
 def survey_counts(prepared: PreparedSurvey) -> dict[str, int]:
     resolved = [d for d in prepared.references.values() if d is not None]
     future = sum(1 for d in resolved if d in prepared.papers and _is_after(prepared.papers[d], prepared.gt))
@@ -216,5 +210,4 @@ def survey_counts(prepared: PreparedSurvey) -> dict[str, int]:
         "citations_of_missing_numbers": missing,
         "future_citations": future,
     }
-    counts.update({old: counts[new] for old, new in DEPRECATED_COUNTS.items()})  # deprecated: removed next release
     return counts

@@ -38,7 +38,12 @@ from surge_dataset.evaluation.prepare import (
     prepare_survey,
     survey_counts,
 )
-from surge_dataset.evaluation.summary import _average, averaging_notes, expected_topics, released_zero_keys
+from surge_dataset.evaluation.summary import (
+    average_results,
+    averaging_notes,
+    expected_topics,
+    released_zero_keys,
+)
 
 __all__ = ["evaluate_run", "journal_path", "prefetch_all", "prepare_folder", "resolution_details", "score_survey"]
 
@@ -162,7 +167,7 @@ def average(
     ``released_zero`` the mean is over every survey folder, undefined values and ``failed_folders``
     (survey folders that could not be evaluated) counted 0.
     """
-    return _average(surveys, result_keys(config), config.aggregate, failed_folders, set(released_zero_keys(config)))
+    return average_results(surveys, result_keys(config), config.aggregate, failed_folders, set(released_zero_keys(config)))
 
 
 def _retry_on_rerun(record: dict[str, Any]) -> bool:

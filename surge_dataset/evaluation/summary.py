@@ -86,7 +86,7 @@ def averaging_notes(
     counted += [{"survey_id": sid, "keys": zero_keys, "reason": f"could not be evaluated: {failure['error']}"}
                 for sid, failure in failed.items() if str(sid) not in surveys and zero_keys]
     seen = {int(s) for s in surveys} | set(failed) | {int(e["survey_id"]) for e in excluded}
-    means, counts = _average(scored, result_keys(config), "defined")
+    means, counts = average_results(scored, result_keys(config), "defined")
     return {
         "counted_zero": sorted(counted, key=lambda c: c["survey_id"]) if config.aggregate == RELEASED else [],
         "topics": topics_name,
@@ -101,7 +101,7 @@ def released_zero_keys(config: EvaluationConfig) -> list[str]:
     return [k for m in selected_metrics(config) if m.released_zero for k in m.keys]
 
 
-def _average(
+def average_results(
     surveys: dict[str, dict[str, Any]], keys: Sequence[str], aggregate: str = "defined", failed_folders: int = 0,
     zero_keys: set[str] | None = None,
 ) -> tuple[dict[str, float | None], dict[str, int]]:

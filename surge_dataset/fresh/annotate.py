@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from surge_dataset.core.errors import InputFileError, OutputFolderError
-from surge_dataset.core.io import atomic_write_json, atomic_write_text, reading_input
+from surge_dataset.core.io import atomic_write_json, atomic_write_text, file_sha256, reading_input
 from surge_dataset.core.output_folder import OutputKind, check_output_folder, replacing_output_folder
 from surge_dataset.core.records import OFFICIAL_FILES, ROOT_TITLE
-from surge_dataset.data.build import sha256_file, survey_of_query, survey_title_lookup
+from surge_dataset.data.build import survey_of_query, survey_title_lookup
 from surge_dataset.data.fresh_manifest import FRESH_MANIFEST, read_fresh_manifest
 from surge_dataset.data.validate import check_records, read_json_array
 
@@ -406,7 +406,7 @@ def annotation_record(agreement: Agreement, entries: Mapping[int, Mapping[str, A
         "kappa": agreement.kappa, "agreement": agreement.agreement, "confusion": agreement.confusion,
         "dimensions": {name: vars(dim) for name, dim in agreement.dimensions.items()},
         "kept": agreement.kept, "dropped": dropped,
-        "sheets": [{"path": str(p), "sha256": sha256_file(p)} for p in agreement.sheets],
+        "sheets": [{"path": str(p), "sha256": file_sha256(p)} for p in agreement.sheets],
     }
 
 

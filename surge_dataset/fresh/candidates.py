@@ -43,6 +43,7 @@ from datetime import date
 from typing import Any
 
 from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.http import LookupFailed, Request
 from surge_dataset.core.vocabulary import NO_CITATION_SOURCE, OPENALEX, SEMANTIC_SCHOLAR
 from surge_dataset.fresh.sources import HostPool, cache_key
 from surge_dataset.references.arxiv_search import (
@@ -55,8 +56,7 @@ from surge_dataset.references.arxiv_search import (
     parse_feed,
     split_version,
 )
-from surge_dataset.references.base import AnswerError, Request
-from surge_dataset.references.http import LookupFailed
+from surge_dataset.references.base import AnswerError
 from surge_dataset.references.markup import plain_title
 from surge_dataset.references.match import match_score
 

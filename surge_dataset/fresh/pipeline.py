@@ -71,7 +71,7 @@ from surge_dataset.fresh.corpus import (
 )
 from surge_dataset.fresh.resolve import BY_ID, EXACT, FUZZY, KeyResolver, TitleResolver
 from surge_dataset.fresh.settings import DEFAULT_CATEGORIES, FreshOptions
-from surge_dataset.fresh.sources import EPRINT_FOLDER, EprintStore, HostPool, parse_base_urls, source_url_for
+from surge_dataset.fresh.sources import EPRINT_FOLDER, EprintStore, HostPool, host_urls, source_url_for
 from surge_dataset.references.chain import web_service
 
 __all__ = ["DEFAULT_CATEGORIES", "FreshOptions", "FreshResult", "id_origins", "run_fresh"]
@@ -107,17 +107,15 @@ class _Run:
     """One run's state (the steps of the module docstring, in order)."""
 
     def __init__(self, out: Path, options: FreshOptions, progress: Progress, environ: Mapping[str, str]) -> None:
-        from surge_dataset import __version__
-        from surge_dataset.core.metadata import CODEBASE_URL
-        from surge_dataset.llm.cache import TextCache
+        from surge_dataset.core.cache import JsonStore
+        from surge_dataset.core.http import user_agent
 
         self.out, self.options, self.progress, self.environ = out, options, progress, dict(environ)
         self.cache_dir = Path(options.cache_dir) if options.cache_dir else out / "cache"
-        self.urls = parse_base_urls(options.bib_base_url)
-        agent = f"surge-bench/{__version__} ({CODEBASE_URL})"
+        self.urls = host_urls(options.bib_base_url)
         self.hosts = HostPool(rate_seconds=options.rate, timeout=options.timeout, max_retries=options.max_retries,
-                              user_agent=agent)
-        self.cache = TextCache(self.cache_dir, name="fresh")
+                              user_agent=user_agent())
+        self.cache = JsonStore(self.cache_dir, name="fresh")
         self.api = ArxivApi(self.urls.get(ARXIV) or web_service(ARXIV).default_base_url, self.hosts, self.cache)
         self.eprints = EprintStore(self.cache_dir / EPRINT_FOLDER, self.hosts)
         self.first, self.last = date_window(options.since, options.until, datetime.now(timezone.utc).date())

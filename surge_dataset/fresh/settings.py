@@ -52,7 +52,7 @@ class FreshOptions:
 
     def __post_init__(self) -> None:
         from surge_dataset.fresh.candidates import date_window
-        from surge_dataset.fresh.sources import parse_base_urls
+        from surge_dataset.fresh.sources import host_urls
 
         check_choice("citations_from", self.citations_from, CITATION_SOURCES)
         date_window(self.since, self.until)
@@ -64,11 +64,13 @@ class FreshOptions:
         if not 0 <= self.min_extract_rate <= 1 or not 0 < self.match_threshold <= 100:
             raise SettingError(f"--min-extract-rate is in [0, 1] (not {self.min_extract_rate}) and "
                                f"--match-threshold in (0, 100] (not {self.match_threshold})")
-        parse_base_urls(self.bib_base_url)
+        host_urls(self.bib_base_url)
 
     def to_json(self) -> dict[str, Any]:
-        from surge_dataset.llm.openai_backend import redact_url
+        from surge_dataset.core.http import redact_url
+        from surge_dataset.core.vocabulary import parse_assignments
 
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
-        data["bib_base_url"] = [redact_url(u) for u in self.bib_base_url]
+        urls = parse_assignments(self.bib_base_url, "--bib-base-url", shape="HOST=URL")
+        data["bib_base_url"] = [f"{host}={redact_url(url)}" for host, url in urls.items()]
         return data

@@ -1,12 +1,12 @@
 """The network side of ``surge data fresh``: one polite transport per host, the on-disk caches, the e-prints.
 
 Politeness: every request to one host (``export.arxiv.org``, ``arxiv.org``, ``api.openalex.org``...) goes
-through one :class:`~surge_dataset.references.http.Transport` of that host, so ``--rate SECONDS`` is the pause
+through one :class:`~surge_dataset.core.http.Transport` of that host, so ``--rate SECONDS`` is the pause
 between two requests to a host whatever step sends them (candidate search, title resolution, metadata, sources);
 retries, ``Retry-After`` and the "down after 5 failures in a row" rule are the reference resolver's.
 
 Resumability: every answer is kept on disk before it is used. API answers (search pages, citation counts,
-metadata) go to ``<cache>/fresh.sqlite`` (:class:`~surge_dataset.llm.cache.TextCache`), title look-ups to the
+metadata) go to ``<cache>/fresh.sqlite`` (:class:`~surge_dataset.core.cache.JsonStore`), title look-ups to the
 resolver's ``<cache>/references.sqlite``, and e-prints to ``<cache>/eprints/<id>v<N>`` (bytes, written
 atomically); a paper without source leaves ``<id>v<N>.no-source`` (a 404 is an answer: delete the file to ask
 again). Failures (timeouts, 5xx after the retries) are never cached, so a rerun asks again exactly those.
@@ -23,13 +23,20 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from surge_dataset.core.cache import make_key
 from surge_dataset.core.errors import SettingError
+from surge_dataset.core.http import (
+    AnswerTooLong,
+    LookupFailed,
+    Request,
+    ServiceStats,
+    Transport,
+    parse_base_urls,
+)
 from surge_dataset.core.io import atomic_path, atomic_write_json
-from surge_dataset.core.vocabulary import FRESH_HOSTS, check_choice
-from surge_dataset.references.base import Request
-from surge_dataset.references.http import AnswerTooLong, LookupFailed, ServiceStats, Transport
+from surge_dataset.core.vocabulary import FRESH_HOSTS
 
-__all__ = ["CACHE_NAME", "EPRINT_FOLDER", "Eprint", "EprintStore", "HostPool", "cache_key", "parse_base_urls",
+__all__ = ["CACHE_NAME", "EPRINT_FOLDER", "Eprint", "EprintStore", "HostPool", "cache_key", "host_urls",
            "source_url_for"]
 
 CACHE_NAME = "fresh"
@@ -41,21 +48,13 @@ TOO_LARGE_SUFFIX = ".too-large"  #: an e-print over MAX_ANSWER_BYTES: not asked 
 
 def cache_key(*parts: str) -> str:
     """The key of one API answer in ``fresh.sqlite`` (versioned: a format change simply misses)."""
-    from surge_dataset.llm.cache import make_key
-
     return make_key(CACHE_VERSION, *parts)
 
 
-def parse_base_urls(items: list[str] | tuple[str, ...] | None) -> dict[str, str]:
-    """``['arxiv=http://h', 'arxiv-src=http://h/src/{id}']`` -> ``{host: url}``, each name checked."""
-    out: dict[str, str] = {}
-    for item in items or ():
-        key, sep, value = str(item).partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise SettingError(f"--bib-base-url {item!r}: expected HOST=URL, e.g. arxiv=http://127.0.0.1:8000")
-        check_choice("--bib-base-url", key.strip(), FRESH_HOSTS)
-        out[key.strip()] = value.strip().rstrip("/")
-    return out
+def host_urls(items: list[str] | tuple[str, ...] | None) -> dict[str, str]:
+    """``--bib-base-url HOST=URL`` of ``surge data fresh``: ``['arxiv=http://h', 'arxiv-src=http://h/src/{id}']`` ->
+    ``{host: url}`` (the one ``--bib-base-url`` rule, :func:`surge_dataset.core.http.parse_base_urls`)."""
+    return parse_base_urls(items, "--bib-base-url", FRESH_HOSTS, shape="HOST=URL")
 
 
 def source_url_for(arxiv_id: str, version: str, api_link: str | None, override: str | None) -> str | None:

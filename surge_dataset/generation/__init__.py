@@ -35,12 +35,7 @@ from surge_dataset.generation.generator import (
 )
 from surge_dataset.generation.inputs import guidance_of, read_run_topk, topic_of, usable_papers
 from surge_dataset.generation.llm_calls import PromptFitter, RecordingLLM, StageProgress, TokenCounter
-from surge_dataset.generation.markdown import (
-    RenderedSurvey,
-    clean_heading,
-    is_references_title,
-    render_markdown,
-)
+from surge_dataset.generation.markdown import RenderedSurvey, clean_heading, render_markdown
 from surge_dataset.generation.run import (
     FAILURE_DIR,
     SIDECAR_NAME,
@@ -51,6 +46,7 @@ from surge_dataset.generation.run import (
     generate_surveys,
     is_complete,
 )
+from surge_dataset.survey.headings import is_references_title  # for systems: the one references-heading rule
 
 __all__ = [
     "ENTRY_POINT_GROUP",

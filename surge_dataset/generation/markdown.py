@@ -21,8 +21,9 @@ from typing import Any
 
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.generation.draft import Draft, DraftSection
+from surge_dataset.survey.headings import is_references_label, is_references_title
 
-__all__ = ["RenderedSurvey", "clean_heading", "is_references_title", "render_markdown"]
+__all__ = ["RenderedSurvey", "clean_heading", "render_markdown"]
 
 _LABEL = r"(?:P\s*-?\s*)?\d+"
 _P_LABEL = r"P\s*-?\s*\d+"
@@ -35,9 +36,6 @@ _MAX_RANGE = 20
 _LEADING_CITES_RE = re.compile(r"^((?:\[\d+\]\s*,?\s*)+)(.*)$")
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"[ \t]+([.,;:!?])")
 _DOUBLE_SPACE_RE = re.compile(r"(?<=\S)[ \t]{2,}")
-_REFERENCES_LINE_RE = re.compile(
-    r"^\W*(?:\d+(?:\.\d+)*\.?\s+)?(?:references?|bibliography|works\s+cited|reference\s+list|cited\s+works)\W*$", re.I
-)
 _MAX_DEPTH = 6
 
 
@@ -54,11 +52,6 @@ def _group_labels(group: str) -> list[str]:
         numbers = range(start, end + 1) if 0 <= end - start <= _MAX_RANGE else (start, end)
         labels.extend(f"P{n}" for n in numbers)
     return labels
-
-
-def is_references_title(text: str) -> bool:
-    """A heading or line that announces a reference list (the writer adds the only one)."""
-    return bool(_REFERENCES_LINE_RE.match(text.strip().strip("*_#:").strip()))
 
 
 def clean_heading(text: str, fallback: str) -> str:
@@ -134,7 +127,7 @@ def _render_text(text: str, numbering: _Numbering) -> list[str]:
         stripped = line.strip()
         if stripped.startswith("#"):  # would be read as a heading
             line = stripped = stripped.lstrip("#").strip()
-        if stripped and is_references_title(stripped):  # would open a second reference list
+        if stripped and is_references_label(stripped):  # would open a second reference list (the writer adds the one)
             continue
         if stripped.startswith("["):  # "[3] shows ..." would be read as a reference entry
             match = _LEADING_CITES_RE.match(stripped)

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from surge_dataset.core.io import atomic_write_json, atomic_write_text
+from surge_dataset.core.io import atomic_write_json, atomic_write_text, file_sha256
 from surge_dataset.core.metadata import installed_versions
 from surge_dataset.core.records import Paper
 from surge_dataset.generation.draft import Topic
@@ -59,11 +59,7 @@ def _config_key(config: Mapping[str, Any]) -> str:
 def _file_digest(path: str | Path | None) -> str | None:
     if path is None:
         return None
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
+    return file_sha256(path)[:16]
 
 
 def is_complete(folder: Path, key: str | None = None) -> bool:

@@ -22,7 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 from surge_dataset.core.errors import SettingError
 from surge_dataset.core.settings import setting
-from surge_dataset.core.vocabulary import ALL_SPLITS, GGUF, HF, OPENAI, SPLITS, Split, check_choice, parse_ids
+from surge_dataset.core.vocabulary import (
+    ALL_SPLITS,
+    GGUF,
+    HF,
+    OPENAI,
+    SPLITS,
+    Split,
+    check_choice,
+    parse_assignments,
+    parse_ids,
+)
 
 if TYPE_CHECKING:
     from surge_dataset.generation.generator import Generator
@@ -41,13 +51,8 @@ def parse_system_options(items: Mapping[str, Any] | Sequence[str] | None) -> dic
     """
     if isinstance(items, Mapping):
         return dict(items)
-    options: dict[str, Any] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise SettingError(f"--option {item!r}: expected KEY=VALUE")
-        options[key.strip().replace("-", "_")] = value.strip()
-    return options
+    options = parse_assignments(list(items or []), "--option", shape="KEY=VALUE", empty_value=True)
+    return {key.replace("-", "_"): value for key, value in options.items()}
 
 
 

@@ -13,11 +13,16 @@ from typing import Any
 
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.importers.keys import KEY_GROUP_RE, cites_as_keys, key_citation
-from surge_dataset.importers.markdown import _HEADING_RE, _YEAR_RE, _first_surname
+from surge_dataset.importers.markdown import YEAR_RE, first_surname
 from surge_dataset.importers.records import PeerDocument, RefEntry
 from surge_dataset.importers.resolution import TitleMatcher
 from surge_dataset.survey.citations import CITATION_GROUP_RE, read_citation_group, split_protected
-from surge_dataset.survey.headings import is_references_title, paper_heading_skipped, strip_wrapping_emphasis
+from surge_dataset.survey.headings import (
+    ATX_HEADING_RE,
+    is_references_title,
+    paper_heading_skipped,
+    strip_wrapping_emphasis,
+)
 from surge_dataset.survey.official_parse import official_reference
 from surge_dataset.survey.tree import FENCE_RE
 
@@ -98,7 +103,7 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         return numbering.marks([f"key:{k}" for k in keys])
 
     def narrative(match: re.Match[str]) -> str:
-        found = _match_author_year(ay_index, _first_surname(match.group(1)), match.group(2))
+        found = _match_author_year(ay_index, first_surname(match.group(1)), match.group(2))
         if found is None:
             stats["unmatched_citations"].append(match.group(0))
             return match.group(0)
@@ -108,9 +113,9 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
     def parenthetical(match: re.Match[str]) -> str:
         keys, unmatched = [], []
         for part in re.split(r";", match.group(1)):
-            years = _YEAR_RE.findall(part)
-            name = _YEAR_RE.split(part)[0]
-            surname = _first_surname(name)
+            years = YEAR_RE.findall(part)
+            name = YEAR_RE.split(part)[0]
+            surname = first_surname(name)
             if not years or not surname:
                 unmatched.append(part.strip())
                 continue
@@ -134,7 +139,7 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         name, year = match.group(1), match.group(2) or ""
         if not year and not re.search(r"\bet\s+al|\band\b|&", name):
             return match.group(0)  # "[Note]", "[Appendix]": not a citation
-        surname = _first_surname(name)
+        surname = first_surname(name)
         found = None
         if year:
             found = _match_author_year(ay_index, surname, year)
@@ -186,7 +191,7 @@ def _heading_spans(text: str) -> list[tuple[int, int]]:
     for line in text.split("\n"):
         if FENCE_RE.match(line):
             in_fence = not in_fence
-        elif not in_fence and _HEADING_RE.match(line):
+        elif not in_fence and ATX_HEADING_RE.match(line):
             spans.append((offset, offset + len(line)))
         offset += len(line) + 1
     return spans
@@ -197,7 +202,7 @@ def count_headings(text: str) -> int:
     code fences, less References and Abstract headings and empty ones."""
     count = 0
     for start, end in _heading_spans(text):
-        title = strip_wrapping_emphasis(_HEADING_RE.match(text[start:end]).group(2))  # type: ignore[union-attr]
+        title = strip_wrapping_emphasis(ATX_HEADING_RE.match(text[start:end]).group(2))  # type: ignore[union-attr]
         count += not (paper_heading_skipped(title) or is_references_title(title))
     return count
 

@@ -8,19 +8,17 @@ import re
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.importers.records import PeerDocument, RefEntry
 from surge_dataset.importers.titles import entry_titles
+from surge_dataset.survey.headings import ATX_HEADING_RE, is_references_label, is_references_title
+from surge_dataset.survey.tree import FENCE_RE
 
 # ------------------------------------------------------------------------------------------ Markdown
 
 
-_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_REF_WORDS = r"(?:references?|bibliography|works\s+cited|reference\s+list|literature\s+cited|sources|citations)"
-_REF_TITLE_RE = re.compile(rf"^\W*(?:(?:\d+(?:\.\d+)*|[ivxlc]+)[.)]?\s+)?{_REF_WORDS}\W*$", re.I)
 _BRACKET_ENTRY_RE = re.compile(r"^\s*(?:[-*+\u2022]\s+)?\[\^?\d{1,6}\]\s*:?\s*\S")
 _NUMBERED_ENTRY_RE = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\[\^?(\d{1,6})\]|(\d{1,6})[.)])\s*:?\s*(.*\S)?\s*$")
 _MARKER_RE = re.compile(r"^\s*(?:[-*+\u2022]\s+|\[\^?\d{1,6}\]|\d{1,6}[.)]\s)")
 _BULLET_RE = re.compile(r"^\s*[-*+\u2022]\s+")
-_FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
 
 
 def _clean_heading(title: str) -> str:
@@ -37,17 +35,11 @@ def _atx(text: str) -> str:
         previous = out[-1].strip() if out else ""
         if (underline and re.search(r"[^\W\d_]", previous) and len(previous) <= 120
                 and not previous.endswith((".", ",", ";", ":"))
-                and not _HEADING_RE.match(out[-1]) and not _MARKER_RE.match(out[-1])):
+                and not ATX_HEADING_RE.match(out[-1]) and not _MARKER_RE.match(out[-1])):
             out[-1] = ("# " if underline.group(1).startswith("=") else "## ") + previous
             continue
         out.append(line)
     return "\n".join(out)
-
-
-def _is_reference_label(line: str) -> bool:
-    """A line that only announces the list: ``References:``, ``**Bibliography**``, ``References``."""
-    cleaned = line.replace("*", "").replace("_", " ").strip()
-    return bool(cleaned) and len(cleaned) < 40 and bool(_REF_TITLE_RE.match(cleaned))
 
 
 def _reference_regions(lines: list[str]) -> list[tuple[int, int]]:
@@ -59,18 +51,17 @@ def _reference_regions(lines: list[str]) -> list[tuple[int, int]]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if _FENCE_RE.match(line):
+        if FENCE_RE.match(line):
             in_fence = not in_fence
-        heading = None if in_fence else _HEADING_RE.match(line)
+        heading = None if in_fence else ATX_HEADING_RE.match(line)
         opens = not in_fence and (
-            bool(heading and _REF_TITLE_RE.match(_clean_heading(heading.group(2))))
-            or (heading is None and _is_reference_label(line))
+            bool(heading and is_references_title(heading.group(2))) or (heading is None and is_references_label(line))
         )
         if opens:
             level = len(heading.group(1)) if heading else 7
             end = i + 1
             while end < len(lines):
-                other = _HEADING_RE.match(lines[end])
+                other = ATX_HEADING_RE.match(lines[end])
                 if other and len(other.group(1)) <= level:
                     break
                 end += 1
@@ -91,7 +82,7 @@ def _reference_regions(lines: list[str]) -> list[tuple[int, int]]:
     return [(start, len(lines))] if start < len(lines) else []
 
 
-_YEAR_RE = re.compile(r"\b((?:19|20)\d{2})([a-z])?\b")
+YEAR_RE = re.compile(r"\b((?:19|20)\d{2})([a-z])?\b")
 #: An author list opening a line: a capitalised name, no digit, then a comma / et al / & / and, then a year.
 _AUTHORS_START_RE = re.compile(
     r"^(?!In\b|Proc)[A-Z][^\d,\n]{0,40}(?:,|\bet al\b|&|\band\b)[^\n]{0,200}?\b(?:19|20)\d{2}"
@@ -101,7 +92,7 @@ _AUTHORS_START_RE = re.compile(
 def _starts_author_year_entry(line: str, previous: str) -> bool:
     """An unmarked line that begins a new author-year entry (``Lee, K. (2019). ...``) rather than wrapping
     the previous one: it names authors before a year, and the previous entry already has its year."""
-    return bool(_AUTHORS_START_RE.match(line.strip())) and bool(_YEAR_RE.search(previous))
+    return bool(_AUTHORS_START_RE.match(line.strip())) and bool(YEAR_RE.search(previous))
 
 
 #: A ``[n]`` inside a line of a numbered list (a PDF rendering puts several entries on one line).
@@ -119,7 +110,7 @@ def _entries(lines: list[str]) -> list[str]:
         if not line.strip():
             blank = True
             continue
-        if _HEADING_RE.match(line):
+        if ATX_HEADING_RE.match(line):
             blank = True
             continue
         first, *others = _INNER_ENTRY_RE.split(line) if numbered else [line]
@@ -146,13 +137,13 @@ def _is_placeholder(entry: str) -> bool:
     text = _BULLET_RE.sub("", entry).replace("*", "").strip()
     if _BRACKET_ENTRY_RE.match(text):
         return False
-    return bool(_BRACKETED_RE.match(text) and not _YEAR_RE.search(text)) or bool(_INSTRUCTION_RE.match(text))
+    return bool(_BRACKETED_RE.match(text) and not YEAR_RE.search(text)) or bool(_INSTRUCTION_RE.match(text))
 
 
 _INITIAL_RE = re.compile(r"^(?:[A-Z]\.?){1,3}$|^[A-Z]\.(?:-?[A-Z]\.)*$")
 
 
-def _first_surname(authors: str) -> str:
+def first_surname(authors: str) -> str:
     """Letters of the first author's surname: the first chunk (before a comma, ``and`` or ``&``), its
     initials dropped, its last remaining word (``Smith, J.`` / ``J. Smith`` / ``Smith J`` -> smith)."""
     text = re.sub(r"\bet\s+al\.?", "", authors)
@@ -164,9 +155,9 @@ def _first_surname(authors: str) -> str:
 
 def _author_year_entry(entry: str, title: str) -> RefEntry:
     entry = _BULLET_RE.sub("", entry)
-    year = _YEAR_RE.search(entry)
+    year = YEAR_RE.search(entry)
     authors = entry[: year.start()] if year else entry.split(".", 1)[0]
-    return RefEntry(title, entry, _first_surname(authors), (year.group(1) + (year.group(2) or "")) if year else "")
+    return RefEntry(title, entry, first_surname(authors), (year.group(1) + (year.group(2) or "")) if year else "")
 
 
 def read_markdown(text: str, key: str, source: str, *, title_citations: bool = False,
@@ -218,7 +209,7 @@ def text_problem(doc: PeerDocument) -> str | None:
     if _LATEX_RE.search(doc.body):
         return "a LaTeX source (\\section, \\begin{document}), not Markdown: import it with --format latex"
     lines = [line for line in doc.body.split("\n") if line.strip()]
-    headings = [_clean_heading(m.group(2)) for line in lines if (m := _HEADING_RE.match(line))]
+    headings = [_clean_heading(m.group(2)) for line in lines if (m := ATX_HEADING_RE.match(line))]
     if len(headings) < len(lines):
         return None
     shown = ", ".join(repr(h[:60]) for h in headings[:3]) + (" ..." if len(headings) > 3 else "")
@@ -230,13 +221,13 @@ def text_problem(doc: PeerDocument) -> str | None:
 
 def _is_marker_line(line: str) -> bool:
     """The References heading / label line that opens a region (not an entry)."""
-    return bool(_HEADING_RE.match(line)) or _is_reference_label(line)
+    return bool(ATX_HEADING_RE.match(line)) or is_references_label(line)
 
 
 def _document_title(lines: list[str]) -> str | None:
     """The first level-1 heading if it is the document's first heading (AutoSurvey writes ``# Title``)."""
     for line in lines:
-        heading = _HEADING_RE.match(line)
+        heading = ATX_HEADING_RE.match(line)
         if heading:
             return _clean_heading(heading.group(2)) if len(heading.group(1)) == 1 else None
     return None

@@ -17,7 +17,7 @@ from surge_dataset.importers.convert import convert_document
 from surge_dataset.importers.formats import read_documents
 from surge_dataset.importers.markdown import text_problem
 from surge_dataset.importers.records import DEFAULT_THRESHOLD
-from surge_dataset.importers.resolution import TitleMatcher, _survey_matcher
+from surge_dataset.importers.resolution import TitleMatcher, survey_matcher
 
 
 @dataclass
@@ -101,7 +101,7 @@ def import_outputs(
     check_output_folder(out, "imported-surveys", overwrite=overwrite, adds_to_existing=False,
                         inputs=[("SOURCE", source), ("--data", getattr(data, "path", None))])
     matcher = TitleMatcher(data, threshold)
-    match_survey = _survey_matcher(data, threshold)
+    match_survey = survey_matcher(data, threshold)
     try:
         rapidfuzz_version = metadata.version("rapidfuzz")
     except metadata.PackageNotFoundError:  # pragma: no cover - a dependency

@@ -91,7 +91,7 @@ class TitleMatcher:
 # ------------------------------------------------------------------------------------------ the import
 
 
-def _survey_matcher(data: Any, threshold: float):
+def survey_matcher(data: Any, threshold: float):
     from rapidfuzz import fuzz, process
     from rapidfuzz.utils import default_process
 

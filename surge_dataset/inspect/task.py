@@ -21,10 +21,10 @@
 
 from __future__ import annotations
 
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from surge_dataset.core.metadata import SURGE_BENCH_VERSION
 from surge_dataset.core.vocabulary import OFFICIAL
 from surge_dataset.inspect.prompts import INSPECT_PROMPTS_VERSION
 from surge_dataset.inspect.scoring import SurveyScoring, inspect_judge
@@ -44,13 +44,6 @@ def _local(path: str | Path | None) -> str | None:
     if path is None:
         return None
     return str(Path(path).resolve()) if Path(path).exists() else str(path)
-
-
-def _version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def sample_markdown(store: Any, completion: str, sample_metadata: dict[str, Any]) -> str:
@@ -182,7 +175,7 @@ def survey(
         scorer=[_metric_scorer(scoring, name) for name in scoring.metrics],
         metadata={"surge": {
             "prompts_version": INSPECT_PROMPTS_VERSION,
-            "surge_bench": _version("surge-bench"),
+            "surge_bench": SURGE_BENCH_VERSION,
             "data": str(dataset.path.resolve()),
             "data_fingerprint": dataset.fingerprint,
             "split": split,

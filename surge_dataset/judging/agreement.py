@@ -20,7 +20,6 @@ ranking is then by mean rank, alpha and the mean absolute difference are over wi
 from __future__ import annotations
 
 import importlib.util
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,13 +28,13 @@ from typing import Any
 import numpy as np
 
 from surge_dataset.core.stats import bootstrap_interval, rank_correlations
+from surge_dataset.core.vocabulary import parse_list, split_name
 from surge_dataset.judging import JudgingError, need
 
 __all__ = ["JudgeRun", "compare", "human_agreement", "judge_agreement", "load_run", "shared_metrics"]
 
 #: system -> survey id -> value, for one metric
 Values = Mapping[str, Mapping[str, float]]
-_NOT_METRICS = {"counts", "diagnostics"}
 
 
 @dataclass
@@ -51,27 +50,18 @@ class JudgeRun:
         return {s: {sid: r[key] for sid, r in per.items() if key in r} for s, per in self.systems.items()}
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def load_run(spec: str | Path) -> JudgeRun:
-    """``[NAME=]PATH[,PATH...]``: results files, or folders of them (their ``*.json``), one system each."""
-    from surge_dataset.report.results import load_results
+    """``[NAME=]PATH[,PATH...]``: results files, or folders of them (their ``*.json``), one system each (the one
+    results loader, :func:`surge_dataset.evaluation.results.load_results`)."""
+    from surge_dataset.evaluation.results import load_results
 
-    text = str(spec)
-    name, _, rest = text.partition("=") if "=" in text and not Path(text).exists() else ("", "", text)
-    paths: list[Path] = []
-    for part in (p.strip() for p in rest.split(",") if p.strip()):
-        path = Path(part)
-        paths += sorted(path.glob("*.json")) if path.is_dir() else [path]
+    name, rest = split_name(spec)
+    parts = [Path(part) for part in parse_list(rest)]
+    paths = [path for part in parts for path in (sorted(part.glob("*.json")) if part.is_dir() else [part])]
     if not paths:
-        raise JudgingError(f"{text}: no results file (give files or a folder holding one results file per system)")
+        raise JudgingError(f"{spec}: no results file (give files or a folder holding one results file per system)")
     loaded = load_results(paths)
-    systems = {s.name: {sid: {k: float(v) for k, v in r.items() if k not in _NOT_METRICS and _number(v)}
-                        for sid, r in s.surveys.items()} for s in loaded}
-    first = Path(rest.split(",")[0].strip())
-    return JudgeRun(name or (first.name if first.is_dir() else first.stem), systems,
+    return JudgeRun(name or (parts[0].name if parts[0].is_dir() else parts[0].stem), {s.name: s.scores() for s in loaded},
                     {s.name: s.config for s in loaded}, {s.name: s.path for s in loaded})
 
 

@@ -76,7 +76,7 @@ def _passages(name: str, results: Path, config: dict[str, Any], root: Path | Non
 def load_systems(results: Sequence[str | Path], passages_root: str | Path | None = None) -> list[ArenaSystem]:
     """The systems of ``results`` files with their generated surveys (only the surveys they were scored on)."""
     from surge_dataset.evaluation.prepare import discover_passages
-    from surge_dataset.report.results import load_results
+    from surge_dataset.evaluation.results import load_results
 
     if len(results) < 2:
         raise JudgingError("an arena needs the results of at least two systems")

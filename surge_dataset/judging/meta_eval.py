@@ -30,8 +30,6 @@ paper) are unchanged.
 from __future__ import annotations
 
 import csv
-import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,11 +38,11 @@ import numpy as np
 
 from surge_dataset.core.errors import InputFileError
 from surge_dataset.core.io import reading_input
+from surge_dataset.core.vocabulary import split_name
 
 __all__ = ["GT_SYSTEM", "agreement_with_humans", "load_results", "meta_evaluate", "read_human_rankings"]
 
 GT_SYSTEM = "GT"
-_NON_METRIC_KEYS = {"counts", "diagnostics"}
 
 Rankings = dict[int, dict[str, float]]  # survey id -> system -> human rank
 SystemScores = dict[str, dict[int, dict[str, float]]]  # system -> survey id -> metric key -> value
@@ -73,32 +71,15 @@ def read_human_rankings(path: str | Path) -> Rankings:
     return rankings
 
 
-def _system_and_path(spec: str | Path) -> tuple[str, Path]:
-    text = str(spec)
-    if "=" in text and not Path(text).exists():
-        name, _, path = text.partition("=")
-        return name.strip(), Path(path.strip())
-    return Path(text).stem, Path(text)
-
-
 def load_results(specs: Iterable[str | Path]) -> SystemScores:
-    """``NAME=results.json`` (or a path, named by its file stem) -> per-system, per-survey metric values."""
-    systems: SystemScores = {}
-    for spec in specs:
-        name, path = _system_and_path(spec)
-        if name in systems:
-            raise InputFileError(f"two results files for system {name!r}; name them NAME=PATH")
-        with reading_input(path):
-            data = json.loads(path.read_text(encoding="utf-8"))
-        if "surveys" not in data:
-            raise InputFileError(f"{path}: not a `surge evaluate` results file (no 'surveys')")
-        systems[name] = {
-            int(survey_id): {k: float(v) for k, v in record.items()
-                             if k not in _NON_METRIC_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool)
-                             and math.isfinite(v)}
-            for survey_id, record in data["surveys"].items()
-        }
-    return systems
+    """``NAME=results.json`` (or a path, named by its file stem) -> per-system, per-survey metric values (the one
+    results loader, :func:`surge_dataset.evaluation.results.load_results`)."""
+    from surge_dataset.evaluation import results as results_file
+
+    named = [split_name(spec) for spec in specs]
+    loaded = results_file.load_results([path for _, path in named],
+                                       names=[name or Path(path).stem for name, path in named])
+    return {s.name: {int(sid): values for sid, values in s.scores().items()} for s in loaded}
 
 
 def _correlations(metric: Sequence[float], human_rank: Sequence[float]) -> tuple[float, float] | None:

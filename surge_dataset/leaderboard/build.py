@@ -27,7 +27,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -53,7 +52,7 @@ from surge_dataset.leaderboard.citations import (
 )
 from surge_dataset.leaderboard.groups import FILTERS, group_systems, pairwise
 from surge_dataset.leaderboard.inputs import Entry, read_inputs
-from surge_dataset.leaderboard.space.leaderboard_data import _md as markdown_text
+from surge_dataset.leaderboard.space.leaderboard_data import markdown_text
 from surge_dataset.leaderboard.submission_rules import strip_local_paths
 from surge_dataset.models.identity import model_copies
 from surge_dataset.report.constants import (
@@ -66,6 +65,7 @@ from surge_dataset.report.constants import (
     metric_label,
 )
 from surge_dataset.report.results import available_metrics, comparability_warnings
+from surge_dataset.survey.headings import atx_heading_lines
 
 SPACE_KIND = "leaderboard-space"
 SPACE_FILES = ("app.py", "leaderboard_data.py", "leaderboard_viewer.py")
@@ -146,13 +146,10 @@ def _texts(entry: Entry, warnings: list[str]) -> dict[str, tuple[str, str]]:
     return texts
 
 
-_HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.M)
-
-
 def _outline(text: str) -> list[tuple[int, str]]:
     """The generated survey's headings as the viewer lists them (``#`` lines; the parser's skip rules are
     about scoring, not display, and parsing 2,000 surveys again would double the build)."""
-    return [(len(m.group(1)), m.group(2)) for m in _HEADING_RE.finditer(text) if m.group(2)]
+    return [(len(m.group(1)), m.group(2)) for m in atx_heading_lines(text) if m.group(2)]
 
 
 def _open_dataset(data: str | Path | None, warnings: list[str]) -> Any:
@@ -168,16 +165,15 @@ def _open_dataset(data: str | Path | None, warnings: list[str]) -> Any:
 
 
 def _scores_row(name: str, survey_id: str, record: dict[str, Any], metrics: Sequence[str]) -> dict[str, Any]:
-    from surge_dataset.report.constants import _is_number
+    from surge_dataset.evaluation.results import is_number
 
     counts = record.get("counts") or {}
     diagnostics = record.get("diagnostics") or []
     row = {"system": name, "survey_id": survey_id,
            "diagnostics": strip_local_paths(json.dumps(diagnostics, ensure_ascii=False)[:20_000]),
            "diagnostic_codes": ", ".join(sorted({str(d.get("code")) for d in diagnostics if isinstance(d, dict)}))}
-    row.update({m: float(record[m]) if _is_number(record.get(m)) else None for m in metrics})
-    counts = {"not_in_corpus": counts.get("hallucinated"), **counts}  # results written before the rename
-    row.update({k: int(counts[k]) if _is_number(counts.get(k)) else None for k in COUNT_KEYS})
+    row.update({m: float(record[m]) if is_number(record.get(m)) else None for m in metrics})
+    row.update({k: int(counts[k]) if is_number(counts.get(k)) else None for k in COUNT_KEYS})
     return row
 
 
@@ -198,14 +194,14 @@ def data_window_text(config: dict[str, Any]) -> str:
 def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any], warnings: list[str], *,
           title: str, seed: int, resamples: int) -> dict[str, Any]:
     from surge_dataset.evaluation.metric import registry
-    from surge_dataset.leaderboard.verify import _metric_of
+    from surge_dataset.leaderboard.verify import metric_of
     from surge_dataset.retrieval.evaluation import TABLE3
 
     known = registry()
     return {
         "title": title,
         "metrics": [{"key": m, "label": metric_label(m), "decimals": DECIMALS.get(m, DEFAULT_DECIMALS),
-                     "judged": bool(getattr(_metric_of(m, known), "judged", False))} for m in metrics],
+                     "judged": bool(getattr(metric_of(m, known), "judged", False))} for m in metrics],
         "groups": [{"label": g.label, "settings": g.settings, "systems": g.systems, "surveys": len(g.surveys)}
                    for g in groups],
         "filters": FILTERS,

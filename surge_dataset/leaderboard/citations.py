@@ -32,6 +32,8 @@ import orjson
 from surge_dataset.core.errors import InputFileError
 from surge_dataset.core.io import reading_input
 from surge_dataset.core.vocabulary import OFFICIAL, PAPER
+from surge_dataset.survey.citations import CITATION_ITEM_RE, expand_citation_range
+from surge_dataset.survey.headings import references_lines
 
 SUPPORTED, PARTLY, NOT_SUPPORTED = "supported", "partly supported", "not supported"
 UNRESOLVED, MISSING, NOT_SCORED = "unresolved reference", "missing number", "not scored"
@@ -47,11 +49,9 @@ NLI_RULES: dict[str, str] = {
 }
 LEVEL_NAMES = {"sent": "sentence", "sec": "section", "doc": "document"}
 
+#: Any bracketed group of numbers, a link's ``[3](...)`` too: the ``official`` protocol counts every ``[n]`` (so the
+#: viewer must place those), the ``paper`` protocol its citation groups (:mod:`surge_dataset.survey.citations`).
 _GROUP_RE = re.compile(r"\[\^?\s*(\d+(?:\s*[-\u2013\u2014,;]\s*\d+)*)\s*\]")
-_ITEM_RE = re.compile(r"(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?")
-_REFERENCES_HEADING_RE = re.compile(r"^#{1,6}\s*(?:\d+(?:\.\d+)*[.)]?\s*)?(references|bibliography|reference list)\s*:?\s*$",
-                                    re.I | re.M)
-MAX_RANGE = 50
 
 
 def read_details(path: Path, survey_ids: Iterable[str] | None = None) -> dict[str, list[dict[str, Any]]]:
@@ -60,7 +60,7 @@ def read_details(path: Path, survey_ids: Iterable[str] | None = None) -> dict[st
     file and the line."""
     from pydantic import ValidationError
 
-    from surge_dataset.leaderboard.schema import DetailsRecord, refusal
+    from surge_dataset.evaluation.schema import DetailsRecord, refusal
 
     known = None if survey_ids is None else set(survey_ids)
     by_survey: dict[str, list[dict[str, Any]]] = {}
@@ -129,8 +129,8 @@ def marker_spans(text: str) -> tuple[list[tuple[int, int, list[int]]], list[tupl
     A reference-list line's ``[n]`` is in both lists: the ``official`` protocol counts it as a citation
     instance too (the released evaluator's quirk), and it is where the reference entry itself stands.
     """
-    heading = list(_REFERENCES_HEADING_RE.finditer(text))
-    refs_from = heading[-1].end() if heading else len(text)
+    starts = list(references_lines(text))  # the parser's rule: a References heading or a bare References: line
+    refs_from = starts[-1].end() if starts else len(text)
     citations, references = [], []
     for group in _GROUP_RE.finditer(text):
         inner, offset = group.group(1), group.start(1)
@@ -138,11 +138,11 @@ def marker_spans(text: str) -> tuple[list[tuple[int, int, list[int]]], list[tupl
             items = [(offset, offset + len(inner), int(inner), int(inner))]
         else:
             items = [(offset + m.start(), offset + m.end(), int(m.group(1)), int(m.group(2) or m.group(1)))
-                     for m in _ITEM_RE.finditer(inner)]
+                     for m in CITATION_ITEM_RE.finditer(inner)]
         if group.start() >= refs_from and (group.start() == 0 or text[group.start() - 1] == "\n"):
             references.append((items[0][0], items[0][1], items[0][2]))
         for start, end, first, last in items:
-            citations.append((start, end, list(range(first, last + 1)) if 0 <= last - first <= MAX_RANGE else [first]))
+            citations.append((start, end, expand_citation_range(first, last)))
     return citations, references
 
 

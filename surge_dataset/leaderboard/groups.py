@@ -20,8 +20,7 @@ from typing import Any
 from surge_dataset.core.stats import compare_pairs
 from surge_dataset.core.vocabulary import JUDGE
 from surge_dataset.evaluation.config import MODEL_SETTINGS, SHARED_SETTINGS
-from surge_dataset.report.constants import _survey_sort_key
-from surge_dataset.report.results import SystemResults
+from surge_dataset.evaluation.results import SystemResults, survey_sort_key
 
 #: Settings every group shares, then the ones that count only when a selected metric needs the model kind.
 ALWAYS, BY_NEED = SHARED_SETTINGS, MODEL_SETTINGS
@@ -136,7 +135,7 @@ def group_systems(systems: Sequence[SystemResults]) -> tuple[list[Group], list[s
     """Groups (largest first, then input order) and a warning for every system outside the largest one."""
     by_key: dict[str, Group] = {}
     for s in systems:
-        surveys = sorted(s.surveys, key=_survey_sort_key)
+        surveys = sorted(s.surveys, key=survey_sort_key)
         key = json.dumps([_settings_key(s.config), surveys], sort_keys=True)
         by_key.setdefault(key, Group("", settings(s.config), [], surveys)).systems.append(s.name)
     groups = sorted(by_key.values(), key=lambda g: -len(g.systems))
@@ -153,7 +152,7 @@ def group_systems(systems: Sequence[SystemResults]) -> tuple[list[Group], list[s
             ours = "; ".join(f"{k}={main.settings[k]}" for k in differ)
             reasons.append(f"evaluated with {theirs} (the others, {main.label}: {ours})")
         if group.surveys != main.surveys:
-            only = sorted(set(group.surveys) ^ set(main.surveys), key=_survey_sort_key)
+            only = sorted(set(group.surveys) ^ set(main.surveys), key=survey_sort_key)
             reasons.append(f"evaluated on other surveys ({len(group.surveys)} vs {main.label}'s {len(main.surveys)}; "
                            f"differing: {', '.join(only[:10])}{' ...' if len(only) > 10 else ''})")
         warnings.append(f"{', '.join(group.systems)}: {' and '.join(reasons) or 'other settings'}; shown in its own "

@@ -1,5 +1,6 @@
 """What ``surge leaderboard build`` reads: ``surge evaluate`` results files, ``surge retrieval-eval`` outputs and
-submission folders (``surge submit``), each checked against the schema (:mod:`.schema`) before anything else.
+submission folders (``surge submit``), each read by the one results loader and checked against the results schema
+with the leaderboard's own demands (:class:`.schema.RankedResults`) before anything else.
 
 A system's generated surveys are found by the one rule of :func:`~surge_dataset.evaluation.passages.find_passages`:
 the submission's own folder; ``--passages-root DIR`` holding ``DIR/<system name>/`` or ``DIR/<results file stem>/``;
@@ -12,23 +13,19 @@ is and says what is missing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from surge_dataset.core.errors import InputFileError
-from surge_dataset.core.io import reading_input
-from surge_dataset.leaderboard.schema import ResultsFile, check_name, refusal
-from surge_dataset.report.constants import ReportError
+from surge_dataset.core.io import read_json
+from surge_dataset.core.vocabulary import parse_assignments
+from surge_dataset.evaluation.results import SystemResults, check_results, unique_names
+from surge_dataset.evaluation.schema import check_name
+from surge_dataset.leaderboard.schema import RankedResults
 from surge_dataset.report.results import (
     RetrievalResults,
-    SystemResults,
-    _unique_names,
-    file_sha256,
     is_retrieval_output,
     load_retrieval,
     merge_runs,
@@ -62,48 +59,24 @@ class _Raw:
     submission: Path | None = None
 
 
-def read_json(path: Path) -> Any:
-    """A JSON file, or :class:`InputFileError` naming it (missing, truncated, not UTF-8, nested too deeply)."""
-    with reading_input(path):
-        try:
-            return json.loads(Path(path).read_text(encoding="utf-8"))
-        except RecursionError:
-            raise InputFileError(f"{path}: JSON nested too deeply") from None
-        except ValueError as exc:  # JSONDecodeError is one (reading_input names it); an over-long integer too
-            if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
-                raise
-            raise InputFileError(f"{path}: not valid JSON ({exc})") from None
-
-
-def check_results(path: Path | str, data: Any) -> dict[str, Any]:
-    """Refuse, naming the file, the record and the field, anything the results schema does not hold."""
-    if not isinstance(data, dict) or not isinstance(data.get("surveys"), dict) or not isinstance(data.get("config"), dict):
-        raise InputFileError(f"{path}: not a `surge evaluate` results file (expected an object with a 'config' "
-                             "object and a 'surveys' object)")
-    try:
-        ResultsFile.model_validate(data)
-    except ValidationError as exc:
-        raise InputFileError(refusal(str(path), exc)) from None
-    return data
+def ranked_results(path: Path | str, data: Any) -> dict[str, Any]:
+    """``data`` if it is a results file the leaderboard can rank (the one loader's check with
+    :class:`.schema.RankedResults`), else one :class:`InputFileError` naming the file, the record and the field."""
+    return check_results(path, data, RankedResults)
 
 
 def _submission(folder: Path) -> _Raw:
     from surge_dataset.leaderboard.submission import load_submission
 
     sub = load_submission(folder)  # the manifest, results and details checked against the schema there
-    data = check_results(Path(sub.results), read_json(Path(sub.results)))
+    data = ranked_results(Path(sub.results), read_json(Path(sub.results)))
     return _Raw(sub.name, Path(sub.results), data, Path(sub.passages), Path(sub.details) if sub.details else None,
                 folder)
 
 
 def _details_option(items: Iterable[str]) -> dict[str, Path]:
-    pairs = {}
-    for item in items:
-        name, sep, path = item.partition("=")
-        if not sep or not name.strip() or not path.strip():
-            raise InputFileError(f"--details {item!r}: expected NAME=FILE (NAME: a system name or results file stem)")
-        pairs[name.strip()] = Path(path.strip())
-    return pairs
+    pairs = parse_assignments(list(items), "--details", shape="NAME=FILE", hint=" (NAME: a system name or results file stem)")
+    return {name: Path(path) for name, path in pairs.items()}
 
 
 def _details(raw: _Raw, name: str, given: dict[str, Path]) -> Path | None:
@@ -123,10 +96,7 @@ def _details(raw: _Raw, name: str, given: dict[str, Path]) -> Path | None:
 
 def _names(raws: Sequence[_Raw]) -> list[str]:
     """The systems' names (explicit, else the file stem): unique, plain text, bounded (:func:`.schema.check_name`)."""
-    try:
-        names = _unique_names([(raw.explicit, raw.path) for raw in raws])
-    except ReportError as exc:
-        raise InputFileError(str(exc)) from None
+    names = unique_names([(raw.explicit, raw.path) for raw in raws])
     for name, raw in zip(names, raws, strict=True):
         try:
             check_name(name)
@@ -154,7 +124,7 @@ def read_inputs(
         if is_retrieval_output(data):
             retrieval.append(path)
             continue
-        data = check_results(path, data)
+        data = ranked_results(path, data)
         raws.append(_Raw(data["config"].get("system") or None, path, data))
     if not raws and not retrieval:
         raise InputFileError("nothing to build: give results files of `surge evaluate` or submission folders")
@@ -165,9 +135,7 @@ def read_inputs(
     given = _details_option(details)
     entries = []
     for name, raw in zip(names, raws, strict=True):
-        system = SystemResults(name=name, path=raw.path, sha256=file_sha256(raw.path), config=raw.data["config"],
-                               surveys={str(k): v for k, v in raw.data["surveys"].items()},
-                               failures=list(raw.data.get("failures") or []))
+        system = SystemResults.from_data(name, raw.path, raw.data)
         passages, notes = (raw.passages, []) if raw.submission is not None else \
             find_passages(name, raw.path, raw.data["config"], root=root)
         entries.append(Entry(system, passages, _details(raw, name, given), raw.submission, notes, results=raw.data))

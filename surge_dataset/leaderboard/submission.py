@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from surge_dataset.core.metadata import installed_versions
 from surge_dataset.core.output_folder import check_output_folder, replacing_output_folder
 from surge_dataset.evaluation.config import record_models
+from surge_dataset.evaluation.results import SURVEY_KEY
 
 if TYPE_CHECKING:
     from surge_dataset.data.dataset import SurgeData
@@ -56,17 +57,13 @@ __all__ = [
 ]
 
 from surge_dataset.leaderboard.submission_rules import (  # the rules both ways; public names re-exported
-    _ABSOLUTE,
-    _ENTRY,
-    _FILE_NAME,
-    _HUB_ARTEFACTS,
-    _NAME,
-    _RESULTS_LOCATIONS,
-    _SIDECAR_LOCATIONS,
-    _SURVEY_ID,
+    ABSOLUTE_PATH_RE,
     DETAILS,
+    ENTRY_RE,
+    FILE_NAME_RE,
     FORMAT,
     FORMAT_VERSION,
+    HUB_ARTEFACTS,
     HUB_FOLDER,
     LIMITS,
     MANIFEST,
@@ -77,20 +74,23 @@ from surge_dataset.leaderboard.submission_rules import (  # the rules both ways;
     MAX_RESULTS_BYTES,
     MAX_SURVEY_FILE_BYTES,
     MAX_TOTAL_BYTES,
+    NAME_RE,
     PASSAGES,
     RESULTS,
+    RESULTS_LOCATIONS,
+    SIDECAR_LOCATIONS,
     SubmissionError,
-    _check_details,
-    _check_paths,
-    _check_results,
-    _check_survey_folder,
-    _checked_content,
-    _environment_secrets,
-    _ids,
-    _json_bytes,
-    _read_bytes,
-    _shown,
-    _size,
+    check_details,
+    check_paths,
+    check_results_record,
+    check_survey_folder,
+    checked_content,
+    environment_secrets,
+    format_ids,
+    format_size,
+    json_bytes,
+    read_bytes,
+    shown_path,
 )
 
 
@@ -157,38 +157,38 @@ def pack_submission(
     details = None if details is None else Path(details)
     inputs = [("RESULTS", results), ("--passages", passages), ("--details", details)]
     check_output_folder(out, "submission", inputs=inputs, overwrite=overwrite)  # before reading anything
-    secrets = _environment_secrets()
+    secrets = environment_secrets()
 
-    record = _checked_content(str(results), RESULTS, _read_bytes(results, RESULTS, str(results)), secrets)
-    survey_ids = _check_results(str(results), record, dataset)
+    record = checked_content(str(results), RESULTS, read_bytes(results, RESULTS, str(results)), secrets)
+    survey_ids = check_results_record(str(results), record, dataset)
     config = record["config"]
-    relocated = [f"{RESULTS}: config.{key}" for key in _RESULTS_LOCATIONS if _relocate(config, key)]
+    relocated = [f"{RESULTS}: config.{key}" for key in RESULTS_LOCATIONS if _relocate(config, key)]
     relocated += [f"{RESULTS}: config.{key}" for key in record_models(record, local_only=True)]
     config["passages"] = PASSAGES  # where the surveys are now, relative to the submission folder
-    _check_paths(str(results), record)
-    files: dict[str, bytes] = {RESULTS: _json_bytes(record)}
+    check_paths(str(results), record)
+    files: dict[str, bytes] = {RESULTS: json_bytes(record)}
     if details is not None:
-        content = _read_bytes(details, DETAILS, str(details))
-        records = _checked_content(str(details), DETAILS, content, secrets)
-        _check_paths(str(details), records)
-        _check_details(str(details), records, survey_ids)
+        content = read_bytes(details, DETAILS, str(details))
+        records = checked_content(str(details), DETAILS, content, secrets)
+        check_paths(str(details), records)
+        check_details(str(details), records, survey_ids)
         files[DETAILS] = content
 
     systems = set()
     for rel, source in _passage_files(passages, survey_ids).items():
-        content = _read_bytes(source, rel, str(source))
-        value = _checked_content(str(source), rel, content, secrets)
+        content = read_bytes(source, rel, str(source))
+        value = checked_content(str(source), rel, content, secrets)
         if isinstance(value, dict) and "sidecar_version" in value:  # a `surge generate` sidecar
-            moved = [key for key in _SIDECAR_LOCATIONS if _relocate(value, key)]
+            moved = [key for key in SIDECAR_LOCATIONS if _relocate(value, key)]
             relocated += [f"{rel}: {key}" for key in moved]
-            content = _json_bytes(value) if moved else content
+            content = json_bytes(value) if moved else content
             systems.update([value["system"]] if isinstance(value.get("system"), str) else [])
-        _check_paths(str(source), value)
+        check_paths(str(source), value)
         files[rel] = content
     verification = _verified(str(results), record, passages, dataset, models, device) if verify else None
     total = sum(len(content) for content in files.values())
     if total > MAX_TOTAL_BYTES:
-        raise SubmissionError(f"{out}: the submission would be {_size(total)}, over the {_size(MAX_TOTAL_BYTES)} limit "
+        raise SubmissionError(f"{out}: the submission would be {format_size(total)}, over the {format_size(MAX_TOTAL_BYTES)} limit "
                               "(MAX_TOTAL_BYTES)")
     name = _system_name(name, systems, results)
     manifest = {
@@ -213,7 +213,7 @@ def pack_submission(
             target = tmp.joinpath(*rel.split("/"))
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
-        (tmp / MANIFEST).write_bytes(_json_bytes(manifest))  # last
+        (tmp / MANIFEST).write_bytes(json_bytes(manifest))  # last
     return load_submission(out, data=dataset)
 
 
@@ -243,16 +243,16 @@ def _passage_files(passages: Path, survey_ids: list[int]) -> dict[str, Path]:
         if entry.name.startswith("."):
             continue
         _refuse_link(entry)
-        if not entry.is_dir() or not _SURVEY_ID.fullmatch(entry.name):
+        if not entry.is_dir() or not SURVEY_KEY.fullmatch(entry.name):
             raise SubmissionError(f"{entry}: not a survey folder <survey_id>/; --passages must hold the evaluated "
                                   "surveys only")
         found[int(entry.name)] = entry
     missing, extra = sorted(set(survey_ids) - set(found)), sorted(set(found) - set(survey_ids))
     if missing:
-        raise SubmissionError(f"--passages {passages}: no folder for the scored surveys {_ids(missing)}: pass the "
+        raise SubmissionError(f"--passages {passages}: no folder for the scored surveys {format_ids(missing)}: pass the "
                               "folder the results were computed from")
     if extra:
-        raise SubmissionError(f"--passages {passages}: surveys {_ids(extra)} have no scores in the results: pass the "
+        raise SubmissionError(f"--passages {passages}: surveys {format_ids(extra)} have no scores in the results: pass the "
                               "folder the results were computed from, or evaluate again")
     files: dict[str, Path] = {}
     for survey_id, folder in sorted(found.items()):
@@ -261,9 +261,9 @@ def _passage_files(passages: Path, survey_ids: list[int]) -> dict[str, Path]:
             _refuse_link(path)
             if not path.is_file():
                 raise SubmissionError(f"{path}: not a plain file; a survey folder holds files only")
-            if not _FILE_NAME.fullmatch(path.name):
+            if not FILE_NAME_RE.fullmatch(path.name):
                 raise SubmissionError(f"{path}: a file name may hold letters, digits, '.', '_' and '-' only")
-        _check_survey_folder(str(folder), [p.name for p in entries])
+        check_survey_folder(str(folder), [p.name for p in entries])
         files.update({f"{PASSAGES}/{survey_id}/{p.name}": p for p in entries})
     return files
 
@@ -276,7 +276,7 @@ def _refuse_link(path: Path) -> None:
 def _relocate(record: dict[str, Any], key: str) -> bool:
     """Replace an absolute path at ``record[key]`` by its last part (``org/name`` for a Hub snapshot)."""
     value = record.get(key)
-    if not isinstance(value, str) or not _ABSOLUTE.match(value):
+    if not isinstance(value, str) or not ABSOLUTE_PATH_RE.match(value):
         return False
     windows = re.match(r"\s*(?:[A-Za-z]:[\\/]|\\\\)", value)
     path = (PureWindowsPath if windows else PurePosixPath)(value.strip().removeprefix("file://"))
@@ -288,7 +288,7 @@ def _relocate(record: dict[str, Any], key: str) -> bool:
 def _system_name(name: str | None, systems: set[str], results: Path) -> str:
     """``--name``, else the sidecars' system when they agree, else the results file's name."""
     chosen = name if name is not None else systems.pop() if len(systems) == 1 else results.stem
-    if not _NAME.fullmatch(chosen):
+    if not NAME_RE.fullmatch(chosen):
         given = "--name" if name is not None else "the system name taken from the files"
         raise SubmissionError(f"{given} {chosen!r}: a system name is 1-64 letters, digits, spaces and . _ + ( ) -; "
                               "pass one with --name")
@@ -310,12 +310,12 @@ def load_submission(path: str | os.PathLike[str], *, data: SurgeData | None = No
     present = _walk(root)
     if MANIFEST not in present:
         raise SubmissionError(f"{root}: no {MANIFEST}, so not a submission folder (`surge submit` writes one)")
-    secrets = _environment_secrets()
-    shown = lambda rel: _shown(root / rel)  # noqa: E731
-    content = _read_bytes(root / MANIFEST, MANIFEST, shown(MANIFEST))
-    manifest = _checked_content(shown(MANIFEST), MANIFEST, content, secrets)
+    secrets = environment_secrets()
+    shown = lambda rel: shown_path(root / rel)  # noqa: E731
+    content = read_bytes(root / MANIFEST, MANIFEST, shown(MANIFEST))
+    manifest = checked_content(shown(MANIFEST), MANIFEST, content, secrets)
     listed = _check_manifest(shown(MANIFEST), manifest)  # its paths first: '../x' is named as such
-    _check_paths(shown(MANIFEST), manifest)
+    check_paths(shown(MANIFEST), manifest)
     unlisted = sorted(set(present) - set(listed) - {MANIFEST})
     if unlisted:
         raise SubmissionError(f"{shown(unlisted[0])}: not listed in {MANIFEST}; a submission holds the listed files "
@@ -325,21 +325,21 @@ def load_submission(path: str | os.PathLike[str], *, data: SurgeData | None = No
         raise SubmissionError(f"{shown(absent[0])}: listed in {MANIFEST} but absent")
     total = sum(size for size, _ in listed.values())
     if total > MAX_TOTAL_BYTES:
-        raise SubmissionError(f"{root}: {_size(total)}, over the {_size(MAX_TOTAL_BYTES)} limit (MAX_TOTAL_BYTES)")
+        raise SubmissionError(f"{root}: {format_size(total)}, over the {format_size(MAX_TOTAL_BYTES)} limit (MAX_TOTAL_BYTES)")
 
     values: dict[str, Any] = {}
     for rel, (size, digest) in listed.items():
-        content = _verified_bytes(root, rel, size, digest)
-        values[rel] = _checked_content(shown(rel), rel, content, secrets)
-        _check_paths(shown(rel), values[rel])
-    survey_ids = _check_results(shown(RESULTS), values[RESULTS], data)
+        content = verified_bytes(root, rel, size, digest)
+        values[rel] = checked_content(shown(rel), rel, content, secrets)
+        check_paths(shown(rel), values[rel])
+    survey_ids = check_results_record(shown(RESULTS), values[RESULTS], data)
     config = values[RESULTS]["config"]
     for key in ("protocol", "data_fingerprint"):
         if manifest.get(key) != config.get(key):
             raise SubmissionError(f"{shown(MANIFEST)}: {key} {manifest.get(key)!r} differs from {RESULTS}'s "
                                   f"{config.get(key)!r}")
     if manifest.get("surveys") != survey_ids:
-        raise SubmissionError(f"{shown(MANIFEST)}: its surveys differ from those {RESULTS} scores ({_ids(survey_ids)})")
+        raise SubmissionError(f"{shown(MANIFEST)}: its surveys differ from those {RESULTS} scores ({format_ids(survey_ids)})")
     folders: dict[int, list[str]] = {}
     for rel in listed:
         if rel.startswith(PASSAGES + "/"):
@@ -348,11 +348,11 @@ def load_submission(path: str | os.PathLike[str], *, data: SurgeData | None = No
     if sorted(folders) != survey_ids:
         missing = sorted(set(survey_ids) - set(folders)) or sorted(set(folders) - set(survey_ids))
         raise SubmissionError(f"{shown(PASSAGES)}: its survey folders differ from the surveys {RESULTS} scores "
-                              f"(differing: {_ids(missing)})")
+                              f"(differing: {format_ids(missing)})")
     for survey_id, names in folders.items():
-        _check_survey_folder(shown(f"{PASSAGES}/{survey_id}"), names)
+        check_survey_folder(shown(f"{PASSAGES}/{survey_id}"), names)
     if DETAILS in values:
-        _check_details(shown(DETAILS), values[DETAILS], survey_ids)
+        check_details(shown(DETAILS), values[DETAILS], survey_ids)
     return Submission(name=manifest["name"], root=root, manifest=manifest)
 
 
@@ -364,22 +364,22 @@ def _walk(root: Path) -> list[str]:
         with os.scandir(folder) as entries:
             for entry in sorted(entries, key=lambda e: e.name):
                 rel = (*parts, entry.name)
-                if not parts and entry.name in _HUB_ARTEFACTS:
+                if not parts and entry.name in HUB_ARTEFACTS:
                     continue
                 if entry.is_symlink():
-                    raise SubmissionError(f"{_shown(root.joinpath(*rel))}: a symbolic link; a submission holds plain "
+                    raise SubmissionError(f"{shown_path(root.joinpath(*rel))}: a symbolic link; a submission holds plain "
                                           "files only (a link can point outside the folder)")
                 if entry.is_dir(follow_symlinks=False):
                     if len(rel) > 2:
-                        raise SubmissionError(f"{_shown(root.joinpath(*rel))}: a folder too deep; a submission holds "
+                        raise SubmissionError(f"{shown_path(root.joinpath(*rel))}: a folder too deep; a submission holds "
                                               f"{PASSAGES}/<survey_id>/<file> at most")
                     visit(Path(entry.path), rel)
                 elif entry.is_file(follow_symlinks=False):
                     found.append("/".join(rel))
                     if len(found) > MAX_FILES:
-                        raise SubmissionError(f"{_shown(root)}: more than {MAX_FILES:,} files (MAX_FILES)")
+                        raise SubmissionError(f"{shown_path(root)}: more than {MAX_FILES:,} files (MAX_FILES)")
                 else:
-                    raise SubmissionError(f"{_shown(root.joinpath(*rel))}: not a plain file (a device, pipe or "
+                    raise SubmissionError(f"{shown_path(root.joinpath(*rel))}: not a plain file (a device, pipe or "
                                           "socket)")
 
     visit(root, ())
@@ -390,7 +390,8 @@ def _check_manifest(label: str, manifest: Any) -> dict[str, tuple[int, str]]:
     """The manifest's files as {path: (size, sha256)}: the schema (:class:`.schema.Manifest`), then the layout."""
     from pydantic import ValidationError
 
-    from surge_dataset.leaderboard.schema import Manifest, refusal
+    from surge_dataset.evaluation.schema import refusal
+    from surge_dataset.leaderboard.schema import Manifest
 
     for entry in manifest.get("files") or [] if isinstance(manifest, dict) and isinstance(manifest.get("files"), list) \
             else []:  # a path outside the folder is named as such, before any other problem of the entry
@@ -419,14 +420,14 @@ def _check_entry_path(label: str, rel: Any) -> None:
     if any(part in ("", ".", "..") for part in re.split(r"[/\\]", rel)):
         raise SubmissionError(f"{label}: lists {rel!r}, a path outside the submission folder ('..', '.' or an empty "
                               "part)")
-    if not _ENTRY.fullmatch(rel):
+    if not ENTRY_RE.fullmatch(rel):
         raise SubmissionError(f"{label}: lists {rel!r}; a submission holds {RESULTS}, {DETAILS} and "
                               f"{PASSAGES}/<survey_id>/<file> only (file names of letters, digits, '.', '_', '-')")
 
 
-def _verified_bytes(root: Path, rel: str, size: int, digest: str) -> bytes:
-    label = _shown(root / rel)
-    content = _read_bytes(root.joinpath(*rel.split("/")), rel, label)
+def verified_bytes(root: Path, rel: str, size: int, digest: str) -> bytes:
+    label = shown_path(root / rel)
+    content = read_bytes(root.joinpath(*rel.split("/")), rel, label)
     if len(content) != size:
         raise SubmissionError(f"{label}: {len(content):,} bytes where {MANIFEST} says {size:,}: the file was changed "
                               "after packing")

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     pass
 
-from surge_dataset.leaderboard.submission import Submission, _verified_bytes, load_submission
+from surge_dataset.leaderboard.submission import Submission, load_submission, verified_bytes
 from surge_dataset.leaderboard.submission_rules import (
-    _REPO,
     HUB_FOLDER,
     MANIFEST,
+    REPO_RE,
     SubmissionError,
-    _read_bytes,
+    read_bytes,
 )
 
 
@@ -33,7 +33,7 @@ def hub_token() -> str:
 def open_pull_request(submission: Submission | str | os.PathLike[str], repo: str) -> str:
     """Open a pull request adding ``submission`` under ``submissions/<system>/`` of the Hub dataset ``repo``
     (``HF_ENDPOINT`` chooses the Hub, ``HF_TOKEN`` authenticates); returns the pull request's URL."""
-    if not _REPO.fullmatch(repo):
+    if not REPO_RE.fullmatch(repo):
         raise SubmissionError(f"--repo {repo!r}: expected ORG/NAME of a Hub dataset")
     token = hub_token()
     if not isinstance(submission, Submission):
@@ -43,10 +43,10 @@ def open_pull_request(submission: Submission | str | os.PathLike[str], repo: str
     folder = f"{HUB_FOLDER}/{re.sub(r'[^a-z0-9]+', '-', submission.name.lower()).strip('-') or 'system'}"
     operations = []
     for entry in submission.manifest["files"]:  # the bytes checked against the manifest, not re-read later
-        content = _verified_bytes(submission.root, entry["path"], entry["size"], entry["sha256"])
+        content = verified_bytes(submission.root, entry["path"], entry["size"], entry["sha256"])
         operations.append(CommitOperationAdd(path_in_repo=f"{folder}/{entry['path']}", path_or_fileobj=content))
     operations.append(CommitOperationAdd(path_in_repo=f"{folder}/{MANIFEST}",
-                                         path_or_fileobj=_read_bytes(submission.root / MANIFEST, MANIFEST,
+                                         path_or_fileobj=read_bytes(submission.root / MANIFEST, MANIFEST,
                                                                      str(submission.root / MANIFEST))))
     manifest = submission.manifest
     description = (f"System: {submission.name}\nSurveys: {len(submission.survey_ids)}\nProtocol: {manifest['protocol']}\n"

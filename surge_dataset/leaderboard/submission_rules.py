@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from surge_dataset.core.errors import SurgeError
 from surge_dataset.core.vocabulary import OFFICIAL
+from surge_dataset.evaluation.results import SURVEY_KEY
 
 if TYPE_CHECKING:
     from surge_dataset.data.dataset import SurgeData
@@ -52,14 +53,13 @@ LIMITS: dict[str, int] = {
     "MAX_MANIFEST_BYTES": MAX_MANIFEST_BYTES, "MAX_TOTAL_BYTES": MAX_TOTAL_BYTES, "MAX_FILES": MAX_FILES,
 }
 
-_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._+()-]{0,62}[A-Za-z0-9._+()-])?")
-_REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
-_SURVEY_ID = re.compile(r"0|[1-9][0-9]{0,8}")
-_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-_ENTRY = re.compile(rf"{re.escape(RESULTS)}|{re.escape(DETAILS)}|{PASSAGES}/(?:{_SURVEY_ID.pattern})/{_FILE_NAME.pattern}")
+NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._+()-]{0,62}[A-Za-z0-9._+()-])?")
+REPO_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+FILE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+ENTRY_RE = re.compile(rf"{re.escape(RESULTS)}|{re.escape(DETAILS)}|{PASSAGES}/(?:{SURVEY_KEY.pattern})/{FILE_NAME_RE.pattern}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 #: Left alone at the top of a folder downloaded from the Hub (never read).
-_HUB_ARTEFACTS = frozenset({".gitattributes", ".cache"})
+HUB_ARTEFACTS = frozenset({".gitattributes", ".cache"})
 
 #: Credentials that must never leave the machine, by what the refusal calls them.
 SECRET_PATTERNS: dict[str, re.Pattern[str]] = {
@@ -73,7 +73,7 @@ SECRET_PATTERNS: dict[str, re.Pattern[str]] = {
 #: Environment variables whose values are secrets: a value of 12+ characters found in a file is refused.
 _SECRET_VARIABLE = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 #: A JSON string that is an absolute path (POSIX, ``~``, Windows, UNC, ``file://``) ...
-_ABSOLUTE = re.compile(r"\s*(?:file:/+)?(?:/[^/\s]|~[/\\]|[A-Za-z]:[\\/]|\\\\[^\\\s])")
+ABSOLUTE_PATH_RE = re.compile(r"\s*(?:file:/+)?(?:/[^/\s]|~[/\\]|[A-Za-z]:[\\/]|\\\\[^\\\s])")
 #: ... or a model spec naming one (``gguf:/models/q.gguf``; ``http://`` is not a path) ...
 _SPEC_PATH = re.compile(r"\s*[A-Za-z][\w.+-]*:(?:/(?!/)|~[/\\])")
 #: ... or holds one of the usual home/scratch folders.
@@ -92,8 +92,8 @@ def strip_local_paths(text: str) -> str:
 
 
 #: Fields surge writes as locations on the machine, made portable when packing (see the module docstring).
-_RESULTS_LOCATIONS = ("data", "passages")
-_SIDECAR_LOCATIONS = ("data", "run")
+RESULTS_LOCATIONS = ("data", "passages")
+SIDECAR_LOCATIONS = ("data", "run")
 
 
 class SubmissionError(SurgeError, ValueError):
@@ -102,37 +102,29 @@ class SubmissionError(SurgeError, ValueError):
 
 
 
-def _check_results(label: str, record: Any, data: SurgeData | None) -> list[int]:
-    """The scored survey ids of a results file; refuses another protocol, failures and, with ``data``,
-    another fingerprint or an incomplete test split."""
-    from pydantic import ValidationError
+def check_results_record(label: str, record: Any, data: SurgeData | None) -> list[int]:
+    """The scored survey ids of a results file (checked by the one results loader with the leaderboard's
+    :class:`~.schema.RankedResults`); refuses another protocol, failures and, with ``data``, another fingerprint or an
+    incomplete test split."""
+    from surge_dataset.core.errors import InputFileError
+    from surge_dataset.evaluation.results import check_results
+    from surge_dataset.leaderboard.schema import RankedResults
 
-    from surge_dataset.leaderboard.schema import ResultsFile, refusal
-
-    if not isinstance(record, dict) or not isinstance(record.get("config"), dict) or not isinstance(
-            record.get("surveys"), dict):
-        raise SubmissionError(f"{label}: not a `surge evaluate` results file (no config and surveys)")
     try:
-        ResultsFile.model_validate(record)
-    except ValidationError as exc:
-        raise SubmissionError(refusal(label, exc)) from None
+        check_results(label, record, RankedResults)
+    except InputFileError as exc:
+        raise SubmissionError(str(exc)) from None
     config = record["config"]
     if config.get("protocol") != OFFICIAL:
         raise SubmissionError(f"{label}: scored with the {config.get('protocol')!r} protocol; the leaderboard ranks "
                               f"the {OFFICIAL} protocol only: rerun `surge evaluate --protocol {OFFICIAL}`")
     failures = record.get("failures") or []
-    if not isinstance(failures, list):
-        raise SubmissionError(f"{label}: failures must be a list")
     if failures:
         shown = "; ".join(f"{f.get('survey_id')}: {f.get('error')}" if isinstance(f, dict) else str(f)
                           for f in failures[:3])
         raise SubmissionError(f"{label}: {len(failures)} survey folder(s) could not be evaluated ({shown}); fix them "
                               "and rerun `surge evaluate`")
-    keys = list(record["surveys"])
-    bad = [k for k in keys if not _SURVEY_ID.fullmatch(k)]
-    if bad or not keys:
-        raise SubmissionError(f"{label}: " + (f"survey key {bad[0]!r} is not a survey id" if bad else "scores no survey"))
-    survey_ids = sorted(int(k) for k in keys)
+    survey_ids = sorted(int(k) for k in record["surveys"])
     if data is not None:
         _check_against_data(label, record, survey_ids, data)
     return survey_ids
@@ -159,11 +151,11 @@ def _check_against_data(label: str, record: dict[str, Any], survey_ids: list[int
                               "(without --min-cites / --exclude-empty)")
     extra = sorted(set(survey_ids) - set(test))
     if extra:
-        raise SubmissionError(f"{label}: scores surveys outside the test split ({_ids(extra)}); the leaderboard ranks "
+        raise SubmissionError(f"{label}: scores surveys outside the test split ({format_ids(extra)}); the leaderboard ranks "
                               "the test split only: evaluate a passages folder of test surveys")
 
 
-def _check_survey_folder(label: str, names: list[str]) -> None:
+def check_survey_folder(label: str, names: list[str]) -> None:
     """The evaluator's rule: one file, or one file ending in ``.md`` among a few."""
     if not names:
         raise SubmissionError(f"{label}: holds no file")
@@ -176,11 +168,11 @@ def _check_survey_folder(label: str, names: list[str]) -> None:
                               "the survey")
 
 
-def _check_details(label: str, records: list[Any], survey_ids: list[int]) -> None:
+def check_details(label: str, records: list[Any], survey_ids: list[int]) -> None:
     """Every line holds the details schema (:class:`.schema.DetailsRecord`) and is about a scored survey."""
     from pydantic import ValidationError
 
-    from surge_dataset.leaderboard.schema import DetailsRecord, refusal
+    from surge_dataset.evaluation.schema import DetailsRecord, refusal
 
     known = set(survey_ids)
     for number, record in enumerate(records, 1):
@@ -193,7 +185,7 @@ def _check_details(label: str, records: list[Any], survey_ids: list[int]) -> Non
                                   "do not score: pass the --details file of the same run")
 
 
-def _checked_content(label: str, rel: str, content: bytes, secrets: Mapping[str, str]) -> Any:
+def checked_content(label: str, rel: str, content: bytes, secrets: Mapping[str, str]) -> Any:
     """UTF-8 text without credentials; parsed when JSON (``.json``) or JSON lines (``.jsonl``), else the text."""
     try:
         text = content.decode("utf-8")
@@ -233,10 +225,10 @@ def _parse_json(label: str, text: str) -> Any:
         raise SubmissionError(f"{label}: JSON nested too deeply") from None
 
 
-def _check_paths(label: str, value: Any) -> None:
+def check_paths(label: str, value: Any) -> None:
     """No string (or key) of parsed JSON that is, or holds, an absolute path on someone's machine."""
     for where, text in _strings(value):
-        if _ABSOLUTE.match(text) or _SPEC_PATH.match(text) or _LOCAL_FOLDER.search(text):
+        if ABSOLUTE_PATH_RE.match(text) or _SPEC_PATH.match(text) or _LOCAL_FOLDER.search(text):
             shown = text if len(text) <= 60 else text[:57] + "..."
             raise SubmissionError(f"{label}: {where or 'the value'} is an absolute path ({shown!r}); a submission must "
                                   "not reveal local paths: use a Hub id or a relative name")
@@ -258,14 +250,14 @@ def _strings(value: Any) -> Iterator[tuple[str, str]]:
             stack.extend((f"{where}[{i}]" if where else f"line {i + 1}", child) for i, child in enumerate(item))
 
 
-def _environment_secrets() -> dict[str, str]:
+def environment_secrets() -> dict[str, str]:
     """Values of this machine's secret-named environment variables (``*KEY*``, ``*TOKEN*`` ...)."""
     return {name: value for name, value in os.environ.items()
             if _SECRET_VARIABLE.search(name) and len(value) >= 12 and not any(c.isspace() for c in value)
-            and not _ABSOLUTE.match(value)}
+            and not ABSOLUTE_PATH_RE.match(value)}
 
 
-def _read_bytes(path: Path, rel: str, label: str) -> bytes:
+def read_bytes(path: Path, rel: str, label: str) -> bytes:
     """A plain file's bytes, never through a link (``O_NOFOLLOW``), refused over the limit of ``rel``'s kind."""
     limit, what = _limit(rel)
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -283,7 +275,7 @@ def _read_bytes(path: Path, rel: str, label: str) -> bytes:
             raise SubmissionError(f"{label}: not a plain file")
         content = handle.read(min(info.st_size, limit) + 1)
     if max(info.st_size, len(content)) > limit:
-        raise SubmissionError(f"{label}: {_size(max(info.st_size, len(content)))}, over the {_size(limit)} limit "
+        raise SubmissionError(f"{label}: {format_size(max(info.st_size, len(content)))}, over the {format_size(limit)} limit "
                               f"for {what}")
     return content
 
@@ -299,11 +291,11 @@ def _limit(rel: str) -> tuple[int, str]:
     return MAX_SURVEY_FILE_BYTES, "a survey folder's file (MAX_SURVEY_FILE_BYTES)"
 
 
-def _size(n: int) -> str:
+def format_size(n: int) -> str:
     return f"{n / _MIB:.1f} MiB" if n >= _MIB else f"{n:,} bytes"
 
 
-def _ids(ids: list[int]) -> str:
+def format_ids(ids: list[int]) -> str:
     return ", ".join(map(str, ids[:20])) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
 
 
@@ -311,10 +303,10 @@ def _redacted(secret: str) -> str:
     return f"{secret[:4]}... ({len(secret)} characters)"
 
 
-def _shown(path: Path) -> str:
+def shown_path(path: Path) -> str:
     text = str(path)
     return text if text.isprintable() else ascii(text)
 
 
-def _json_bytes(value: Any) -> bytes:
+def json_bytes(value: Any) -> bytes:
     return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")

@@ -103,12 +103,12 @@ def _value(value: Any) -> str:
 
 
 def _present_keys(surveys: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    from surge_dataset.report.constants import NON_METRIC_KEYS
+    from surge_dataset.evaluation.results import NON_METRIC_KEYS
 
     return list(dict.fromkeys(k for r in surveys.values() for k in r if k not in NON_METRIC_KEYS))
 
 
-def _metric_of(key: str, known: Mapping[str, Any]) -> Any:
+def metric_of(key: str, known: Mapping[str, Any]) -> Any:
     for metric in known.values():
         if key in metric.keys or key == metric.weighted_key or key.removesuffix("_std") in metric.keys:
             return metric
@@ -131,14 +131,14 @@ def _plan(config: Mapping[str, Any], keys: Sequence[str]) -> tuple[list[Any], Ve
     names = [m for m in (config.get("metrics") or []) if isinstance(m, str)]
     chosen = {m: known[m] for m in names if m in known}
     for key in keys:
-        metric = _metric_of(key, known)
+        metric = metric_of(key, known)
         if metric is None:
             out.unverified[key] = f"{key} is no registered metric's key"
         else:
             chosen.setdefault(metric.name, metric)
     rerun = []
     for metric in chosen.values():
-        mine = [k for k in keys if _metric_of(k, known) is metric]
+        mine = [k for k in keys if metric_of(k, known) is metric]
         judged = metric.judged or JUDGE in metric.active_needs(_Backend(config.get("alce_backend")))
         if judged:
             out.self_reported += mine
@@ -197,9 +197,9 @@ def _config(recorded: Mapping[str, Any], metrics: Sequence[str], paths: Mapping[
 def _compare(submitted: Mapping[str, Mapping[str, Any]], recomputed: Mapping[str, Mapping[str, Any]],
              failures: Mapping[str, str], keys: Sequence[str], model_keys: set[str], device_differs: bool,
              tolerance: float, out: Verification) -> None:
-    from surge_dataset.report.constants import _survey_sort_key
+    from surge_dataset.evaluation.results import survey_sort_key
 
-    for sid in sorted(submitted, key=_survey_sort_key):
+    for sid in sorted(submitted, key=survey_sort_key):
         for key in keys:
             a = submitted[sid].get(key)
             b = recomputed.get(sid, {}).get(key) if sid not in failures else None

@@ -15,10 +15,9 @@ from surge_dataset.llm.base import (
     LLMStats,
     as_conversation,
 )
-from surge_dataset.llm.cache import TextCache
 from surge_dataset.llm.client import LLM, make_llm
 from surge_dataset.llm.judge import Judge, JudgeOutcome, JudgeRequest, JudgeStats
-from surge_dataset.llm.openai_backend import API_KEY_ENV_VARS, redact_url
+from surge_dataset.llm.openai_backend import API_KEY_ENV_VARS
 from surge_dataset.llm.parse import parse_points, parse_score
 
 __all__ = [
@@ -35,10 +34,8 @@ __all__ = [
     "LLMConfigurationError",
     "LLMError",
     "LLMStats",
-    "TextCache",
     "as_conversation",
     "make_llm",
     "parse_points",
     "parse_score",
-    "redact_url",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from surge_dataset.core.cache import CacheDir, JsonStore, make_key
 from surge_dataset.core.vocabulary import OPENAI
 from surge_dataset.llm.base import (
     BackendSpec,
@@ -25,9 +26,7 @@ from surge_dataset.llm.base import (
     LLMStats,
     as_conversation,
 )
-from surge_dataset.llm.cache import TextCache, make_key
 from surge_dataset.llm.usage import estimate_tokens
-from surge_dataset.models.cache import CacheDir
 
 __all__ = ["LLM", "make_llm"]
 
@@ -39,7 +38,7 @@ class LLM:
 
     def __init__(self, backend: ChatBackend, cache_dir: CacheDir = None) -> None:
         self.backend = backend
-        self.cache = TextCache(cache_dir, "llm")
+        self.cache = JsonStore(cache_dir, "llm")
         self.stats = LLMStats()
         self._namespace: str | None = None
         self._lock = threading.Lock()

@@ -40,13 +40,12 @@ from surge_dataset.llm.base import (
     LLMStats,
     as_messages,
 )
-from surge_dataset.models.base import load_model, model_fingerprint
+from surge_dataset.models.base import digest_weights_file, load_model, model_fingerprint, resolve_dtype
 from surge_dataset.models.threads import ThreadChoice, configure_threads
 
 __all__ = ["TransformersBackend", "gguf_location"]
 
 logger = logging.getLogger(__name__)
-_BLOCK = 1 << 20
 _GGUF_PATCH_LOCK = threading.Lock()
 
 
@@ -106,15 +105,9 @@ def gguf_location(model: str) -> tuple[str, str]:
 
 
 def _file_fingerprint(path: Path) -> str:
-    """Size plus the first and last MiB: tells weight files apart quickly, survives copying."""
-    size = path.stat().st_size
+    """A GGUF file's identity (:func:`~surge_dataset.models.base.digest_weights_file`: name, size, first and last MiB)."""
     digest = hashlib.blake2b(digest_size=12)
-    digest.update(f"{path.name}\0{size}\0".encode())
-    with open(path, "rb") as handle:
-        digest.update(handle.read(_BLOCK))
-        if size > 2 * _BLOCK:
-            handle.seek(-_BLOCK, os.SEEK_END)
-            digest.update(handle.read(_BLOCK))
+    digest_weights_file(digest, path, path.name)
     return "file-" + digest.hexdigest()
 
 
@@ -422,9 +415,4 @@ def _torch_dtype(name: str | None, on_gpu: bool) -> Any:
 
     if name in (None, "auto"):
         return torch.bfloat16 if on_gpu and torch.cuda.is_bf16_supported() else torch.float32
-    aliases = {"bf16": torch.bfloat16, "bfloat16": torch.bfloat16, "fp16": torch.float16, "float16": torch.float16,
-               "fp32": torch.float32, "float32": torch.float32}
-    try:
-        return aliases[str(name).lower()]
-    except KeyError:
-        raise ValueError(f"unknown dtype {name!r}; use one of {sorted(aliases)}") from None
+    return resolve_dtype(name, "cpu")  # a named dtype: the one spelling rule of the model layer

@@ -1,9 +1,10 @@
 """``openai:<model>``: any server that speaks the OpenAI chat-completions API (OpenAI, vLLM, llama.cpp).
 
 Requests run in a thread pool (``concurrency`` at a time). Each request has its own timeout and is
-retried a bounded number of times on timeouts, connection errors, HTTP 408/409/429 and 5xx, with
-exponential backoff and full jitter (a server's ``Retry-After`` is honoured, capped). Errors that
-retrying cannot fix (HTTP 401/403/404: key or model) stop the run with one clear message; any other
+retried by surge-bench's one retry policy (:mod:`surge_dataset.core.http`: timeouts, connection errors, HTTP
+408/409/425/429 and 5xx; exponential backoff with full jitter; a server's ``Retry-After`` honoured, one longer
+than ``backoff_max`` gives the request up); the ``openai`` client's own retries are off, so the two never stack.
+Errors that retrying cannot fix (HTTP 401/403/404: key or model) stop the run with one clear message; any other
 failure is recorded for that request, never raised.
 
 The API key is read from ``$SURGE_LLM_API_KEY`` or ``$OPENAI_API_KEY`` only (never a flag), and is
@@ -14,14 +15,13 @@ from __future__ import annotations
 
 import logging
 import os
-import random
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
+from surge_dataset.core.http import redact_url, retry_after_header, retry_delay, retryable
 from surge_dataset.llm.base import (
     BackendSpec,
     Completion,
@@ -32,26 +32,13 @@ from surge_dataset.llm.base import (
     as_messages,
 )
 
-__all__ = ["API_KEY_ENV_VARS", "OpenAIBackend", "redact_url"]
+__all__ = ["API_KEY_ENV_VARS", "OpenAIBackend"]
 
 logger = logging.getLogger(__name__)
 
 #: Where the key is read from, first match wins.
 API_KEY_ENV_VARS: tuple[str, ...] = ("SURGE_LLM_API_KEY", "OPENAI_API_KEY")
-_RETRY_STATUS = {408, 409, 429}
 _FATAL_STATUS = {401, 403, 404}
-
-
-def redact_url(url: str | None) -> str | None:
-    """A base URL safe to record: any ``user:password@`` part is dropped."""
-    if not url:
-        return url
-    parts = urlsplit(url)
-    if parts.username or parts.password:
-        host = parts.hostname or ""
-        netloc = f"{host}:{parts.port}" if parts.port else host
-        parts = parts._replace(netloc=netloc)
-    return urlunsplit(parts)
 
 
 class OpenAIBackend:
@@ -118,19 +105,12 @@ class OpenAIBackend:
 
     # -- requests -----------------------------------------------------------------------------------
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        cap = min(self.backoff_max, self.backoff_base * (2 ** attempt))
-        delay = random.uniform(0.0, cap)  # full jitter: concurrent workers do not retry in lockstep
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, self.backoff_max))
-        return delay
-
     def _one(self, conversation: Conversation, settings: GenerationSettings, stats: LLMStats) -> Completion:
         import openai
 
         client = self.client()
-        error = "no attempt made"
-        for attempt in range(self.max_retries + 1):
+        attempt = 0
+        while True:
             retry_after: float | None = None
             stats.add(sent=1)
             try:
@@ -153,22 +133,26 @@ class OpenAIBackend:
                         f"the server at {redact_url(self.base_url) or 'api.openai.com'} refused openai:{self.model} "
                         f"({error}); check the model name and the key in ${' / $'.join(API_KEY_ENV_VARS)}"
                     ) from None
-                if status not in _RETRY_STATUS and status < 500:
+                if not retryable(status):
                     return Completion(text=None, error=error, attempts=attempt + 1)
-                retry_after = _retry_after(exc)
+                retry_after = retry_after_header(getattr(getattr(exc, "response", None), "headers", None))
             except openai.APITimeoutError:
                 error = f"timed out after {self.timeout:g}s"
             except openai.APIConnectionError as exc:
                 error = self._redact(f"connection error: {_short(exc)}")
-            if attempt < self.max_retries:
-                delay = self._delay(attempt, retry_after)
-                stats.add(retries=1)
-                logger.warning("LLM request failed (%s); retry %d/%d in %.2fs", error, attempt + 1, self.max_retries, delay)
-                time.sleep(delay)
-        stats.add(failed=1)
-        logger.warning("LLM request failed after %d attempts (%s); its answer is recorded as missing",
-                       self.max_retries + 1, error)
-        return Completion(text=None, error=error, attempts=self.max_retries + 1)
+            delay = retry_delay(attempt + 1, self.max_retries, retry_after, backoff=self.backoff_base,
+                                max_wait=self.backoff_max, jitter=True)  # full jitter: workers not in lockstep
+            if delay is None:
+                why = f"; Retry-After {retry_after:g}s is over {self.backoff_max:g}s" if retry_after is not None \
+                    and attempt < self.max_retries else ""
+                stats.add(failed=1)
+                logger.warning("LLM request failed after %d attempt(s) (%s%s); its answer is recorded as missing",
+                               attempt + 1, error, why)
+                return Completion(text=None, error=error, attempts=attempt + 1)
+            attempt += 1
+            stats.add(retries=1)
+            logger.warning("LLM request failed (%s); retry %d/%d in %.2fs", error, attempt, self.max_retries, delay)
+            time.sleep(delay)
 
     def generate(
         self,
@@ -203,14 +187,6 @@ class OpenAIBackend:
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0][:300] if text else type(exc).__name__
-
-
-def _retry_after(exc: Any) -> float | None:
-    try:
-        value = exc.response.headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (AttributeError, TypeError, ValueError):
-        return None
 
 
 def _usage(response: Any) -> tuple[int | None, int | None]:

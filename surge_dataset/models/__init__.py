@@ -5,13 +5,12 @@ Importing this package is cheap: torch and sentence-transformers load only when 
 """
 
 from surge_dataset.models.base import ModelLoadError
-from surge_dataset.models.cache import CacheDir, EngineStats, ScoreCache, default_cache_dir
+from surge_dataset.models.cache import EngineStats, ScoreCache
 from surge_dataset.models.embed import DEFAULT_EMBEDDING_MODEL, Embedder, TextEncoder
 from surge_dataset.models.nli import CANONICAL_LABELS, DEFAULT_NLI_MODEL, NLIBackend, NLIScorer
 
 __all__ = [
     "CANONICAL_LABELS",
-    "CacheDir",
     "DEFAULT_EMBEDDING_MODEL",
     "DEFAULT_NLI_MODEL",
     "Embedder",
@@ -21,5 +20,4 @@ __all__ = [
     "NLIScorer",
     "ScoreCache",
     "TextEncoder",
-    "default_cache_dir",
 ]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from surge_dataset.core.errors import SurgeError
-from surge_dataset.models.base import BUNDLED_STAND_INS, _hub_offline, _looks_like_path
+from surge_dataset.models.base import BUNDLED_STAND_INS, hub_is_offline, looks_like_path
 
 __all__ = ["HUB_PROBE_TIMEOUT", "HubState", "ModelNeed", "ModelsUnavailableError", "hub_offline", "hub_state",
            "in_hub_cache", "missing_models", "preflight"]
@@ -51,7 +51,7 @@ class ModelNeed:
     def named(cls, name: str, flag: str, needed_for: Sequence[str]) -> ModelNeed:
         """A model given as a Hub id or a local folder (``--nli-model``, ``--embedding-model``, ``hf:``)."""
         path = Path(name).expanduser()
-        if path.exists() or _looks_like_path(name):
+        if path.exists() or looks_like_path(name):
             return cls(name, flag, tuple(needed_for), local=path)
         return cls(name, flag, tuple(needed_for), repo=name)
 
@@ -102,7 +102,7 @@ def hub_state(endpoint: str | None = None, timeout: float = HUB_PROBE_TIMEOUT) -
     One request, ``timeout`` seconds, no retry: any HTTP answer, an error status included, means a server is
     there; a refused connection, a timeout or an unknown host means the Hub cannot be reached.
     """
-    if _hub_offline():
+    if hub_is_offline():
         return "offline"
     import httpx
     from huggingface_hub import constants

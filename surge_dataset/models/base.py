@@ -45,12 +45,12 @@ class ModelLoadError(SurgeError, RuntimeError):
                 f"The folder exists but loading it failed; if it is not a complete copy of the model, "
                 f"pass {flag} PATH with one."
             )
-        elif _looks_like_path(model):
+        elif looks_like_path(model):
             parts.append(f"No such folder. Pass {flag} PATH pointing at a downloaded copy of the model.")
         else:
             hub = (
                 "HF_HUB_OFFLINE is set"
-                if _hub_offline()
+                if hub_is_offline()
                 else "it could not be fetched from the Hugging Face Hub"
             )
             parts.append(
@@ -72,12 +72,12 @@ class ModelLoadError(SurgeError, RuntimeError):
         return (type(self), (self.model, self.needed_for, self.flag, self.reason))
 
 
-def _looks_like_path(model: str) -> bool:
+def looks_like_path(model: str) -> bool:
     """Hub ids are ``name`` or ``org/name``; anything else the user typed is meant as a folder."""
     return model.startswith((".", "/", "~", "\\")) or model.count("/") > 1 or "\\" in model or ":" in model
 
 
-def _hub_offline() -> bool:
+def hub_is_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
@@ -134,6 +134,20 @@ _FINGERPRINT_SUFFIXES = {".json", ".safetensors", ".bin", ".txt", ".model", ".pt
 _BLOCK = 1 << 20
 
 
+def digest_weights_file(digest: Any, file: Path, name: str) -> None:
+    """Feed ``digest`` one weight file's identity: ``name``, its size and its first and last MiB (the whole file up
+    to 2 MiB) -- enough to tell checkpoints apart, fast on multi-GB weights, and stable when the file is copied."""
+    size = file.stat().st_size
+    digest.update(f"{name}\0{size}\0".encode())
+    with open(file, "rb") as handle:
+        digest.update(handle.read(_BLOCK))
+        if size > 2 * _BLOCK:
+            handle.seek(-_BLOCK, os.SEEK_END)
+            digest.update(handle.read(_BLOCK))
+        elif size > _BLOCK:
+            digest.update(handle.read())
+
+
 def model_fingerprint(model_name_or_path: str, revision: str | None = None) -> str:
     """A short id of the exact weights, so cached outputs are never reused across different checkpoints.
 
@@ -145,15 +159,7 @@ def model_fingerprint(model_name_or_path: str, revision: str | None = None) -> s
     if path.is_dir():
         digest = hashlib.blake2b(digest_size=12)
         for file in sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in _FINGERPRINT_SUFFIXES):
-            size = file.stat().st_size
-            digest.update(f"{file.relative_to(path).as_posix()}\0{size}\0".encode())
-            with open(file, "rb") as handle:
-                digest.update(handle.read(_BLOCK))
-                if size > 2 * _BLOCK:
-                    handle.seek(-_BLOCK, os.SEEK_END)
-                    digest.update(handle.read(_BLOCK))
-                elif size > _BLOCK:
-                    digest.update(handle.read())
+            digest_weights_file(digest, file, file.relative_to(path).as_posix())
         return "local-" + digest.hexdigest()
     try:
         from huggingface_hub import try_to_load_from_cache

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from surge_dataset.core.cache import CacheDir
 from surge_dataset.core.defaults import DEFAULT_EMBEDDING_MODEL
 from surge_dataset.models.base import load_model, model_fingerprint, resolve_dtype
-from surge_dataset.models.cache import CacheDir, EngineStats, ScoreCache, cached_vectors
+from surge_dataset.models.cache import EngineStats, ScoreCache, cached_vectors
 
 if TYPE_CHECKING:
     import torch

@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from surge_dataset.core.io import file_sha256
 from surge_dataset.core.vocabulary import GGUF, HF
 
 __all__ = ["KNOWN_WEIGHTS", "ModelIdentity", "judge_identity", "local_path", "locate_model", "model_copies",
@@ -88,11 +89,7 @@ def _file_sha256(path: Path) -> str:
 
 @lru_cache(maxsize=256)
 def _hashed(path: str, size: int, mtime_ns: int) -> str:  # size and mtime: a changed file is hashed again
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_sha256(path)
 
 
 def weights_fingerprint(path: str | os.PathLike[str]) -> str | None:
@@ -212,15 +209,9 @@ def locate_model(name: str, fingerprint: str | None, given: Mapping[str, str | o
 
 
 def model_copies(items: Iterable[str] | Mapping[str, str]) -> dict[str, str]:
-    """``--model NAME=PATH`` options as {name: path} (a mapping is taken as it is)."""
-    from surge_dataset.core.errors import SettingError
+    """``--model NAME=PATH`` options as {name: path} (a mapping is taken as it is; the one ``NAME=VALUE`` rule)."""
+    from surge_dataset.core.vocabulary import parse_assignments
 
     if isinstance(items, Mapping):
         return dict(items)
-    pairs = {}
-    for item in items:
-        name, sep, path = item.partition("=")
-        if not sep or not name.strip() or not path.strip():
-            raise SettingError(f"--model {item!r}: expected NAME=PATH (NAME as the results name the model)")
-        pairs[name.strip()] = path.strip()
-    return pairs
+    return parse_assignments(list(items), "--model", shape="NAME=PATH", hint=" (NAME as the results name the model)")

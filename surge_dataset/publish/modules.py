@@ -14,7 +14,6 @@ from pathlib import Path
 from surge_dataset.core.output_folder import folder_kind, write_marker
 
 __all__ = [
-    "ALIASES",
     "CARD_INPUTS",
     "evaluate_modules_cache",
     "install_metrics",
@@ -27,18 +26,12 @@ __all__ = [
     "space_requirements",
 ]
 
-#: Old module names -> the metric they load: ``surge metrics install`` also installs each old name, so
-#: ``evaluate.load("surge/citation_recall")`` keeps loading the ``recall`` module (folder = metric name now).
-ALIASES: dict[str, str] = {"citation_recall": "recall"}
-
-
 def metric_path(name: str) -> str:
     """Folder of the ``evaluate`` module ``name`` (``evaluate.load(metric_path("shr"))`` works anywhere).
 
     In a checkout the repository's ``metrics/`` folder is used; in an installed wheel the copy shipped
     inside the package (``surge_dataset/_metrics``).
     """
-    name = ALIASES.get(name, name)  # an old name (citation_recall) is its metric's module
     package = Path(__file__).resolve().parents[1]
     for base in (package / "_metrics", package.parent / "metrics"):
         if (base / name / f"{name}.py").is_file():
@@ -112,15 +105,14 @@ def push_metrics(
 ) -> list[str]:
     """Create/update one Gradio Space per metric so ``evaluate.load(f"{namespace}/<name>")`` works.
 
-    Each Space gets the module folder and a ``requirements.txt`` from :func:`space_requirements`.
-    By default one Space per metric; an old name of :data:`ALIASES` is pushed only when ``names``
-    lists it (to refresh a Space published under it): its Space holds the module as ``<old name>.py``.
+    Each Space gets the module folder and a ``requirements.txt`` from :func:`space_requirements`; by default one
+    Space per metric, else the metrics ``names`` lists.
     """
     from huggingface_hub import HfApi
 
     api = HfApi()
     urls = []
-    for name, folder in _chosen_folders(names, aliases=False).items():
+    for name, folder in _chosen_folders(names).items():
         requirements = space_requirements(folder, requirement).encode("utf-8")
         repo_id = f"{namespace}/{name}"
         api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
@@ -171,10 +163,9 @@ def install_metrics(
     ``<modules cache>/evaluate_modules/metrics/surge--shr/<64-hex hash>/shr.py``, which is the layout
     written here (with the ``__init__.py`` files that make it importable). The hash is the SHA-256 of the
     module's code, so reinstalling changed code adds a newer copy; stale copies of ours are removed.
-    The old names of :data:`ALIASES` are installed too (by default, or when ``names`` lists them), as
-    copies of their metric's module. Returns name -> installed file.
+    Returns name -> installed file.
     """
-    folders = _chosen_folders(names, aliases=True)
+    folders = _chosen_folders(names)
     root = Path(modules_cache).expanduser() if modules_cache is not None else evaluate_modules_cache()
     package = root / "evaluate_modules"
     metrics = package / "metrics"
@@ -183,7 +174,7 @@ def install_metrics(
         (folder / "__init__.py").touch(exist_ok=True)
     installed: dict[str, Path] = {}
     for name, source in folders.items():
-        code = (source / f"{source.name}.py").read_bytes()  # an old name gets its metric's module
+        code = (source / f"{source.name}.py").read_bytes()
         digest = hashlib.sha256(code).hexdigest()
         home = metrics / f"{namespace}--{name}"
         home.mkdir(exist_ok=True)
@@ -208,16 +199,12 @@ def install_metrics(
     return installed
 
 
-def _chosen_folders(names: list[str] | None, *, aliases: bool) -> dict[str, Path]:
-    """Module name -> the folder of its code, for install or push: ``names`` (metric names or old names of
-    :data:`ALIASES`), else every metric, and with ``aliases`` every old name too. An unknown name is an
-    error before anything is written."""
+def _chosen_folders(names: list[str] | None) -> dict[str, Path]:
+    """Module name -> the folder of its code, for install or push: ``names``, else every metric. An unknown name is
+    an error before anything is written."""
     folders = metric_folders()
-    old = {alias: folders[target] for alias, target in ALIASES.items() if target in folders}
-    unknown = sorted(set(names or ()) - set(folders) - set(old))
+    unknown = sorted(set(names or ()) - set(folders))
     if unknown:
-        renamed = "".join(f"; {alias} is now {ALIASES[alias]}" for alias in old)
-        raise FileNotFoundError(f"no SurGE metric named {', '.join(unknown)}; known: {', '.join(folders)}{renamed}")
-    if names:
-        return {name: path for name, path in {**folders, **old}.items() if name in names}
-    return {**folders, **old} if aliases else folders
+        raise FileNotFoundError(f"no SurGE metric named {', '.join(unknown)}; known: {', '.join(folders)}")
+    return {name: path for name, path in folders.items() if name in names} if names else folders
+

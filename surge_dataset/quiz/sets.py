@@ -217,11 +217,11 @@ def pin_quiz_config(folder: Path, quiz_set: QuizSet, split_of: Mapping[int, str]
                                                                                            dict[str, Any], str]:
     """The ``quizzes`` config written into a dataset being built: (questions per split, what ``surge_meta.json``
     records of the set, the build's note)."""
-    from surge_dataset.data.build import sha256_file
+    from surge_dataset.core.io import file_sha256
 
     counts = write_quiz_config(folder, quiz_set, split_of)
     name = Path(quiz_set.source).name
-    meta = {**quiz_set.summary(), "file": name, "sha256": sha256_file(Path(quiz_set.source))}
+    meta = {**quiz_set.summary(), "file": name, "sha256": file_sha256(Path(quiz_set.source))}
     note = (f"quiz set {name} pinned as the '{QUIZ_CONFIG}' config: {len(quiz_set.questions)} questions on "
             f"{len(quiz_set.by_survey)} surveys, fingerprint {quiz_set.fingerprint}, written by "
             f"{'; '.join(quiz_set.writers())}")

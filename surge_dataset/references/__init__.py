@@ -10,7 +10,7 @@ them; no other metric asks anything outside the corpus.
 Layout: pure logic apart from HTTP. ``match.py`` (title similarity, fuzzy index), ``labels.py`` (labels and
 the temporal check), one module per source building its request and reading its answer (``openalex.py``,
 ``semantic_scholar.py``, ``arxiv_search.py``, ``crossref.py``; ``corpus.py`` and ``surveygen.py`` are
-local), ``markup.py`` (a service's title as plain text, for every service), ``http.py`` (rate limit, retries,
+local), ``markup.py`` (a service's title as plain text, for every service), :mod:`surge_dataset.core.http` (rate limit, retries,
 ``Retry-After``), ``chain.py`` (order, batching, the SQLite cache, the other form of a refused query).
 
 The web services' client libraries are optional: ``pip install 'surge-bench[bib]'`` (``pyalex``,

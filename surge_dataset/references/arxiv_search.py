@@ -21,8 +21,9 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlencode
 
+from surge_dataset.core.http import Request
 from surge_dataset.core.vocabulary import ARXIV
-from surge_dataset.references.base import AnswerError, Candidate, Request, clean_query
+from surge_dataset.references.base import AnswerError, Candidate, clean_query
 
 __all__ = ["SERVICE", "ArxivEntry", "ArxivFeed", "ArxivService", "api_request", "parse_feed", "split_version"]
 

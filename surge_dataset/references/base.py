@@ -3,7 +3,7 @@ libraries each web service is read with (the ``bib`` extra).
 
 A web service is a module with one object that builds a request for a title (:meth:`WebService.request`)
 and reads an answer (:meth:`WebService.parse`); both are pure, so the tests check them without a network,
-and all HTTP (retries, rate limits, caching) lives in :mod:`.http` and :mod:`.chain`, once for every service.
+and all HTTP (retries, rate limits) lives in :mod:`surge_dataset.core.http` and the caching in :mod:`.chain`, once for every service.
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from __future__ import annotations
 import importlib.util
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Protocol
 
 from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.http import Request
 from surge_dataset.references.markup import plain_title
 
-__all__ = ["AnswerError", "Candidate", "MissingExtraError", "QueryRejected", "Request", "SourceAnswer", "WebService",
+__all__ = ["AnswerError", "Candidate", "MissingExtraError", "QueryRejected", "SourceAnswer", "WebService",
            "arxiv_id_of", "clean_query", "env_value", "fallback_request", "require", "year_of"]
 
 #: Longest title sent to a service (a reference line that swallowed a whole paragraph is cut here).
@@ -76,19 +77,6 @@ class SourceAnswer:
     candidates: tuple[Candidate, ...] = ()
     error: str | None = None
     cached: bool = False
-
-
-@dataclass(frozen=True)
-class Request:
-    """One GET: the URL, its already-encoded query string, and headers (secrets only ever live here)."""
-
-    url: str
-    query: str = ""
-    headers: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def full_url(self) -> str:
-        return f"{self.url}?{self.query}" if self.query else self.url
 
 
 class WebService(Protocol):

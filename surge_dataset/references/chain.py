@@ -5,7 +5,7 @@ For a whole run at once (:meth:`ReferenceChain.lookup`): every distinct title th
 the corpus rule: letters a-z, lower-cased) goes to the first source; the titles it does not find go to the
 next, and so on, so each web service gets at most one request per unresolved title (retries aside), a few in
 flight at a time under its rate limit. Every answer a source gives (not its failures) is stored in
-``<cache dir>/references.sqlite`` (:class:`~surge_dataset.llm.cache.TextCache`, the LLM answers' store) under
+``<cache dir>/references.sqlite`` (:class:`~surge_dataset.core.cache.JsonStore`, as the LLM answers) under
 (source, base URL, title): a rerun asks nothing. Offline (``SURGE_OFFLINE=1``) or with no services, the web
 is not asked; the corpus and SurveyGen's local references still answer, and the metric says so.
 
@@ -24,7 +24,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from surge_dataset.core import vocabulary
+from surge_dataset.core.cache import CacheDir, JsonStore, make_key
 from surge_dataset.core.errors import SettingError
+from surge_dataset.core.http import LookupFailed, ServiceStats, Transport, parse_base_urls, user_agent
 from surge_dataset.core.vocabulary import (
     ARXIV,
     BIB_SERVICES,
@@ -37,7 +40,6 @@ from surge_dataset.core.vocabulary import (
     check_choice,
     parse_list,
 )
-from surge_dataset.models.cache import CacheDir
 from surge_dataset.references.base import (
     AnswerError,
     Candidate,
@@ -47,7 +49,6 @@ from surge_dataset.references.base import (
     fallback_request,
     require,
 )
-from surge_dataset.references.http import LookupFailed, ServiceStats, Transport
 from surge_dataset.references.labels import best_candidate
 
 __all__ = ["CACHE_NAME", "OFFLINE_ENV", "ChainOptions", "LookupSession", "ReferenceChain", "current_session",
@@ -81,22 +82,10 @@ def parse_services(value: str | Sequence[str] | None) -> tuple[BibService, ...]:
 
 
 def parse_assignments(items: Mapping[str, Any] | Sequence[str] | str | None, setting: str) -> dict[str, str]:
-    """``['openalex=http://h', ...]`` (repeatable ``SERVICE=VALUE``) or a mapping -> ``{service: value}``."""
-    if not items:
-        return {}
-    if isinstance(items, str):
-        items = [items]
-    pairs = list(items.items()) if isinstance(items, Mapping) else []
-    for item in [] if isinstance(items, Mapping) else items:
-        key, sep, value = str(item).partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise SettingError(f"{setting} {item!r}: expected SERVICE=VALUE, e.g. openalex=http://127.0.0.1:8000")
-        pairs.append((key, value))
-    out = {}
-    for key, value in pairs:
-        check_choice(setting, key.strip(), tuple(_MODULES))
-        out[key.strip()] = str(value).strip()
-    return out
+    """``['openalex=2', ...]`` (repeatable ``SERVICE=VALUE``) or a mapping -> ``{service: value}``, each service
+    checked (the one ``NAME=VALUE`` rule, :func:`surge_dataset.core.vocabulary.parse_assignments`)."""
+    return vocabulary.parse_assignments(items, setting, shape="SERVICE=VALUE",
+                                        hint=", e.g. openalex=http://127.0.0.1:8000", choices=tuple(_MODULES))
 
 
 @dataclass(frozen=True)
@@ -135,7 +124,7 @@ class ChainOptions:
             raise SettingError("bib_timeout must be above 0, bib_max_retries at least 0 and bib_concurrency at least 1 "
                                f"(not {run.bib_timeout}, {run.bib_max_retries}, {run.bib_concurrency})")
         return cls(services=services, threshold=threshold, surveygen=config.bib_surveygen,
-                   base_urls=parse_assignments(run.bib_base_url, "bib_base_url"), rate_limits=rates,
+                   base_urls=parse_base_urls(run.bib_base_url, "bib_base_url", tuple(_MODULES)), rate_limits=rates,
                    timeout=float(run.bib_timeout), max_retries=int(run.bib_max_retries),
                    concurrency=int(run.bib_concurrency), cache_dir=run.cache_dir, offline=is_offline(environ))
 
@@ -156,11 +145,9 @@ class ReferenceChain:
                  transports: Mapping[str, Transport] | None = None) -> None:
         """``transports``: a service's transport given by the caller (``surge data fresh`` shares one per host, so one
         rate limit covers every request to arXiv); the others are made here, one per service."""
-        from surge_dataset.llm.cache import TextCache
-
         self.options = options
         self.environ = dict(os.environ if environ is None else environ)
-        self.cache = TextCache(options.cache_dir, name=CACHE_NAME)
+        self.cache = JsonStore(options.cache_dir, name=CACHE_NAME)
         self.stats: dict[str, ServiceStats] = {}
         self.skipped: list[str] = list(options.web_services) if options.offline else []
         self._transports: dict[str, Transport] = dict(transports or {})
@@ -208,8 +195,6 @@ class ReferenceChain:
     # -- the sources ---------------------------------------------------------------------------------------
 
     def _cached(self, source: str, where: str, keys: Sequence[str]) -> tuple[dict[str, str], dict[str, SourceAnswer]]:
-        from surge_dataset.llm.cache import make_key
-
         cache_keys = {key: make_key(CACHE_VERSION, source, where, key) for key in keys}
         stored = self.cache.get_many(cache_keys.values())
         hits = {key: SourceAnswer(source, tuple(Candidate.from_json(c) for c in stored[ck]["candidates"]), cached=True)
@@ -247,11 +232,7 @@ class ReferenceChain:
 
     def _transport(self, name: str, service: WebService) -> Transport:
         if name not in self._transports:
-            from surge_dataset import __version__
-            from surge_dataset.core.metadata import CODEBASE_URL
-
-            email = self.environ.get("SURGE_BIB_EMAIL", "").strip()
-            agent = f"surge-bench/{__version__} ({CODEBASE_URL}" + (f"; mailto:{email})" if email else ")")
+            agent = user_agent(self.environ.get("SURGE_BIB_EMAIL", "").strip())
             self._transports[name] = Transport(
                 name, rate=self.options.rate_limits.get(name, service.default_rate), timeout=self.options.timeout,
                 max_retries=self.options.max_retries, user_agent=agent, stats=self._stats(name),
@@ -307,7 +288,7 @@ class ReferenceChain:
 
     def report(self) -> dict[str, Any]:
         """What each source did (for ``results["references"]``): counts, and the base URL of each web service."""
-        from surge_dataset.llm.openai_backend import redact_url
+        from surge_dataset.core.http import redact_url
 
         sources = {}
         for name, stats in self.stats.items():

@@ -16,8 +16,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
+from surge_dataset.core.http import Request
 from surge_dataset.core.vocabulary import CROSSREF
-from surge_dataset.references.base import AnswerError, Candidate, Request, arxiv_id_of, clean_query, env_value
+from surge_dataset.references.base import AnswerError, Candidate, arxiv_id_of, clean_query, env_value
 
 __all__ = ["SERVICE", "CrossrefService"]
 

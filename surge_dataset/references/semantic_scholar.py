@@ -9,7 +9,7 @@ no match = HTTP 404 ``{"error": "Title match not found"}`` (an answer: nothing f
 
 Only the library's constants and its ``Paper`` record are used: its own client retries a 429 for a minute
 whatever ``Retry-After`` says and reads a 502 or 503 as "nothing found", which would count a real paper as
-fabricated, so the HTTP goes through :mod:`.http` like every other service.
+fabricated, so the HTTP goes through :mod:`surge_dataset.core.http` like every other service.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import json
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
+from surge_dataset.core.http import Request
 from surge_dataset.core.vocabulary import SEMANTIC_SCHOLAR
-from surge_dataset.references.base import AnswerError, Candidate, Request, clean_query, env_value, year_of
+from surge_dataset.references.base import AnswerError, Candidate, clean_query, env_value, year_of
 
 __all__ = ["SERVICE", "SemanticScholarService"]
 

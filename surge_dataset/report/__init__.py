@@ -30,21 +30,19 @@ One module per job:
 * :mod:`.judging`   -- ``surge arena`` ratings (``arena.md``) and surveys that address their judge;
 * :mod:`.build`     -- ``build_report``: all of it into one folder, with ``report.json``.
 
-Every name is re-exported here (private helpers too, e.g. ``_fmt`` for ``cli_report``), so
-``from surge_dataset.report import build_report`` keeps working.
+The public names are re-exported here (``from surge_dataset.report import build_report``); the helpers each
+module keeps to itself stay there.
 """
 
 from __future__ import annotations
 
 from surge_dataset.core.stats import MetricSummary, bootstrap_ci, paired_test, summarise
-from surge_dataset.report.build import _versions as _versions
 from surge_dataset.report.build import build_report
 from surge_dataset.report.constants import (
     CI_LEVEL,
     DECIMALS,
     DEFAULT_DECIMALS,
     EXTRA_COLUMNS,
-    NON_METRIC_KEYS,
     PAPER_SOURCE,
     PAPER_TABLE4,
     PUBLISHED_MARK,
@@ -54,15 +52,7 @@ from surge_dataset.report.constants import (
     SurveySetMismatchError,
     metric_label,
 )
-from surge_dataset.report.constants import _fmt as _fmt
-from surge_dataset.report.constants import _is_number as _is_number
-from surge_dataset.report.constants import _survey_sort_key as _survey_sort_key
-from surge_dataset.report.drilldown import _diagnostic_codes as _diagnostic_codes
 from surge_dataset.report.drilldown import drilldown_markdown
-from surge_dataset.report.figures import _figure as _figure
-from surge_dataset.report.figures import _rc as _rc
-from surge_dataset.report.figures import _save as _save
-from surge_dataset.report.figures import _slug as _slug
 from surge_dataset.report.figures import plot_bars, plot_heatmap, plot_recall_at_k
 from surge_dataset.report.results import (
     RetrievalResults,
@@ -72,7 +62,6 @@ from surge_dataset.report.results import (
     classify_inputs,
     comparability_warnings,
     expand_folders,
-    file_sha256,
     is_retrieval_output,
     load_results,
     load_retrieval,
@@ -81,9 +70,6 @@ from surge_dataset.report.results import (
     select_metrics,
     significance,
 )
-from surge_dataset.report.results import _read_json as _read_json
-from surge_dataset.report.results import _unique_names as _unique_names
-from surge_dataset.report.tables import _LATEX_SPECIAL as _LATEX_SPECIAL
 from surge_dataset.report.tables import (
     Cell,
     Row,
@@ -96,15 +82,12 @@ from surge_dataset.report.tables import (
     table_markdown,
     table_rows,
 )
-from surge_dataset.report.tables import _bold_best as _bold_best
-from surge_dataset.report.tables import _notes as _notes
 
 __all__ = [
     "CI_LEVEL",
     "DECIMALS",
     "DEFAULT_DECIMALS",
     "EXTRA_COLUMNS",
-    "NON_METRIC_KEYS",
     "PAPER_SOURCE",
     "PAPER_TABLE4",
     "PUBLISHED_MARK",
@@ -126,7 +109,6 @@ __all__ = [
     "dataset_notes",
     "drilldown_markdown",
     "expand_folders",
-    "file_sha256",
     "is_retrieval_output",
     "latex_escape",
     "load_results",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from surge_dataset.core.io import atomic_write_json, atomic_write_text
-from surge_dataset.core.metadata import installed_versions
+from surge_dataset.core.metadata import SURGE_BENCH_VERSION, installed_versions
 from surge_dataset.core.stats import summarise
 from surge_dataset.evaluation.summary import averaging_lines
 from surge_dataset.report.constants import CI_LEVEL, SIGNIFICANCE_METHOD, ReportError
@@ -36,22 +36,20 @@ from surge_dataset.report.results import (
     significance,
 )
 from surge_dataset.report.tables import (
-    _bold_rows,
-    _notes,
+    bold_rows,
     dataset_notes,
     retrieval_markdown,
     significance_markdown,
     table_html,
     table_latex,
     table_markdown,
+    table_notes,
     table_rows,
 )
 
 
 def _versions() -> dict[str, str]:
-    from surge_dataset import __version__
-
-    return {"surge-bench": __version__, "python": platform.python_version(),
+    return {"surge-bench": SURGE_BENCH_VERSION, "python": platform.python_version(),
             **installed_versions(("numpy", "scipy", "matplotlib"))}
 
 
@@ -132,7 +130,7 @@ def build_report(
         pairs = significance(systems, chosen, seed=seed, resamples=resamples)
         evaluated, published = table_rows(summaries, chosen, with_paper=with_paper, ci=ci)
         stds = judge_std(systems, chosen)
-        general = _notes(survey_ids, resamples, seed, ci, bool(published), _bold_rows(evaluated), _bold_rows(published))
+        general = table_notes(survey_ids, resamples, seed, ci, bool(published), bold_rows(evaluated), bold_rows(published))
         notes = (general[:1] + dataset_notes(systems) + [f"{n}." for n in report["notes"]] + general[1:]
                  + judge_std_note(stds) + [f"Warning: {w}." for w in report["warnings"]])
         if stds:

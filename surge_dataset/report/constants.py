@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from surge_dataset.core.errors import SurgeError
 from surge_dataset.core.stats import CI_LEVEL as CI_LEVEL  # one definition, re-exported for the report
 
@@ -35,8 +32,6 @@ TABLE4_COLUMNS: dict[str, str] = {
 #: Other keys ``surge evaluate`` writes; in the table only when asked for (``--metrics``).
 EXTRA_COLUMNS: dict[str, str] = {"rouge1": "ROUGE-1", "rouge2": "ROUGE-2"}
 #: Metrics produced by an LLM judge: the drill-down lists surveys where they are missing.
-#: Per-survey keys that are not metrics.
-NON_METRIC_KEYS = frozenset({"counts", "diagnostics"})
 #: Decimals shown per metric (BLEU is on a 0-100 scale, like the paper's).
 DECIMALS: dict[str, int] = {"bleu": 2}
 DEFAULT_DECIMALS = 4
@@ -61,13 +56,7 @@ def metric_label(metric: str) -> str:
     return TABLE4_COLUMNS.get(metric) or EXTRA_COLUMNS.get(metric) or metric
 
 
-def _fmt(metric: str, value: float | None) -> str:
+def format_value(metric: str, value: float | None) -> str:
     return "–" if value is None else f"{value:.{DECIMALS.get(metric, DEFAULT_DECIMALS)}f}"
 
 
-def _survey_sort_key(survey_id: str) -> tuple[int, int, str]:
-    return (0, int(survey_id), "") if survey_id.isdigit() else (1, 0, survey_id)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

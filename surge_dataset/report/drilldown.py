@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from surge_dataset.report.constants import _fmt, _survey_sort_key, metric_label
+from surge_dataset.evaluation.results import survey_sort_key
+from surge_dataset.report.constants import format_value, metric_label
 from surge_dataset.report.results import SystemResults
 
 
@@ -18,8 +19,8 @@ def _diagnostic_codes(record: Mapping[str, Any]) -> str:
 
 
 def _not_in_corpus(counts: Mapping[str, Any]) -> Any:
-    """The entries the corpus lacks; results written before the rename call them ``hallucinated``."""
-    return counts.get("not_in_corpus", counts.get("hallucinated", "–"))
+    """The reference entries the corpus lacks."""
+    return counts.get("not_in_corpus", "–")
 
 
 def drilldown_markdown(systems: Sequence[SystemResults], metrics: Sequence[str], *, worst: int = 3) -> str:
@@ -36,12 +37,12 @@ def drilldown_markdown(systems: Sequence[SystemResults], metrics: Sequence[str],
         undefined = []
         for s in systems:
             values = s.values(metric)
-            for sid, value in sorted(values.items(), key=lambda kv: (kv[1], _survey_sort_key(kv[0])))[:worst]:
+            for sid, value in sorted(values.items(), key=lambda kv: (kv[1], survey_sort_key(kv[0])))[:worst]:
                 record = s.surveys[sid]
                 c = record.get("counts") or {}
                 shown[s.name].add(sid)
                 lines.append(
-                    f"| {s.name} | {sid} | {_fmt(metric, value)} | {c.get('references', '–')} ({c.get('resolved', '–')}) | "
+                    f"| {s.name} | {sid} | {format_value(metric, value)} | {c.get('references', '–')} ({c.get('resolved', '–')}) | "
                     f"{_not_in_corpus(c)} | {c.get('citations_of_missing_numbers', '–')} | "
                     f"{c.get('future_citations', '–')} | {_diagnostic_codes(record)} |"
                 )
@@ -69,7 +70,7 @@ def drilldown_markdown(systems: Sequence[SystemResults], metrics: Sequence[str],
     lines += ["## Diagnostics of the surveys listed", ""]
     for s in systems:
         lines += [f"### {s.name}", ""]
-        for sid in sorted(shown[s.name], key=_survey_sort_key):
+        for sid in sorted(shown[s.name], key=survey_sort_key):
             diagnostics = s.surveys[sid].get("diagnostics") or []
             lines.append(f"- survey {sid}:" + ("" if diagnostics else " no diagnostics"))
             for d in diagnostics:

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from surge_dataset.report.constants import _fmt, _is_number, metric_label
+from surge_dataset.evaluation.results import is_number
+from surge_dataset.report.constants import format_value, metric_label
 from surge_dataset.report.results import SystemResults
 
 __all__ = ["JUDGE_STD_METHOD", "judge_std", "judge_std_markdown", "judge_std_note"]
@@ -26,7 +27,7 @@ JUDGE_STD_METHOD = ("judge std: mean over surveys of each survey's sample standa
 def _repeats(system: SystemResults) -> int | None:
     settings = system.config.get("judge_settings") or {}
     value = settings.get("repeats", system.config.get("judge_repeats"))
-    return int(value) if _is_number(value) else None
+    return int(value) if is_number(value) else None
 
 
 def judge_std(systems: Sequence[SystemResults], metrics: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -34,7 +35,7 @@ def judge_std(systems: Sequence[SystemResults], metrics: Sequence[str]) -> dict[
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for system in systems:
         for metric in metrics:
-            stds = [float(r[f"{metric}_std"]) for r in system.surveys.values() if _is_number(r.get(f"{metric}_std"))]
+            stds = [float(r[f"{metric}_std"]) for r in system.surveys.values() if is_number(r.get(f"{metric}_std"))]
             if stds:
                 out.setdefault(system.name, {})[metric] = {"std": float(np.mean(stds)), "n": len(stds),
                                                            "repeats": _repeats(system)}
@@ -45,7 +46,7 @@ def judge_std_note(stds: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> list[
     """One line for the tables' notes (empty without repeats)."""
     if not stds:
         return []
-    parts = ["; ".join(f"{name}: " + ", ".join(f"{metric_label(m)} {_fmt(m, v['std'])}" for m, v in per.items())
+    parts = ["; ".join(f"{name}: " + ", ".join(f"{metric_label(m)} {format_value(m, v['std'])}" for m, v in per.items())
                        for name, per in stds.items())]
     return [f"Judge std ({JUDGE_STD_METHOD}): {parts[0]}."]
 
@@ -57,6 +58,6 @@ def judge_std_markdown(stds: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> s
              "| --- | ---: | " + " | ".join("---:" for _ in metrics) + " |"]
     for name, per in stds.items():
         repeats = next((v["repeats"] for v in per.values() if v["repeats"]), None)
-        cells = [_fmt(m, per[m]["std"]) if m in per else "–" for m in metrics]
+        cells = [format_value(m, per[m]["std"]) if m in per else "–" for m in metrics]
         lines.append(f"| {name} | {repeats or '–'} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from surge_dataset.report.constants import _fmt
-from surge_dataset.report.results import SystemResults, _read_json, file_sha256
+from surge_dataset.core.io import file_sha256, read_json
+from surge_dataset.evaluation.results import SystemResults
+from surge_dataset.report.constants import format_value
 
 __all__ = ["arena_markdown", "arena_warnings", "injection_flags", "injection_markdown", "injection_warnings",
            "load_arenas", "split_arena_inputs"]
@@ -27,16 +28,16 @@ def split_arena_inputs(paths: Sequence[str | Path]) -> tuple[list[Path], list[Pa
 
     results, arenas = [], []
     for path in map(Path, paths):
-        (arenas if is_arena_output(_read_json(path)) else results).append(path)
+        (arenas if is_arena_output(read_json(path)) else results).append(path)
     return results, arenas
 
 
 def load_arenas(paths: Sequence[Path]) -> list[dict[str, Any]]:
-    return [{"path": str(p), "sha256": file_sha256(p), **_read_json(p)} for p in paths]
+    return [{"path": str(p), "sha256": file_sha256(p), **read_json(p)} for p in paths]
 
 
 def _r(value: Any) -> str:
-    return _fmt("rating", value)
+    return format_value("rating", value)
 
 
 def arena_warnings(arenas: Sequence[dict[str, Any]]) -> list[str]:

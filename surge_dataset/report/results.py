@@ -1,4 +1,5 @@
-"""Loading ``surge evaluate`` results and ``surge retrieval-eval`` outputs, and checking they can be compared.
+"""Loading ``surge evaluate`` results (the one loader, :mod:`surge_dataset.evaluation.results`) and ``surge
+retrieval-eval`` outputs, and checking they can be compared.
 
 A system is named by ``config.system`` (else its file stem); systems must share their survey ids
 (:func:`check_same_surveys`) because every statistic of the report is paired over surveys. Several files of one
@@ -7,7 +8,7 @@ system and settings (an objective run and a judged one) are one system (:func:`m
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 import math
 import os
@@ -17,58 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from surge_dataset.core.errors import InputFileError
+from surge_dataset.core.io import file_sha256, read_json
 from surge_dataset.core.stats import compare_pairs
 from surge_dataset.core.vocabulary import RELEASED, parse_list
-from surge_dataset.report.constants import (
-    EXTRA_COLUMNS,
+from surge_dataset.evaluation import results as results_file
+from surge_dataset.evaluation.results import (
     NON_METRIC_KEYS,
-    TABLE4_COLUMNS,
-    ReportError,
-    SurveySetMismatchError,
-    _is_number,
-    _survey_sort_key,
+    SystemResults,
+    is_number,
+    survey_sort_key,
+    unique_names,
 )
-
-
-def file_sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-
-@dataclass
-class SystemResults:
-    """One system's ``surge evaluate`` output, as the report needs it."""
-
-    name: str
-    path: Path
-    sha256: str
-    config: dict[str, Any]
-    surveys: dict[str, dict[str, Any]]
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    #: What the file's means are over (``results["averaging"]`` of ``surge evaluate``; empty for older files).
-    averaging: dict[str, Any] = field(default_factory=dict)
-    #: The results files this system was merged from (:func:`merge_runs`), in input order; empty for one file.
-    parts: list[SystemResults] = field(default_factory=list)
-
-    @property
-    def files(self) -> list[SystemResults]:
-        """The files behind this row: its parts, or itself."""
-        return self.parts or [self]
-
-    @property
-    def survey_ids(self) -> list[str]:
-        return sorted(self.surveys, key=_survey_sort_key)
-
-    def values(self, metric: str) -> dict[str, float]:
-        """survey id -> value, only where the metric is defined (the evaluator's mean leaves the rest out)."""
-        return {
-            sid: float(self.surveys[sid][metric])
-            for sid in self.survey_ids if _is_number(self.surveys[sid].get(metric))
-        }
+from surge_dataset.report.constants import EXTRA_COLUMNS, TABLE4_COLUMNS, ReportError, SurveySetMismatchError
 
 
 @dataclass
@@ -83,19 +45,7 @@ class RetrievalResults:
 
     def recall_at_k(self) -> list[tuple[int, float]]:
         return sorted((int(k.split("@", 1)[1]), v) for k, v in self.means.items()
-                      if re.fullmatch(r"recall@\d+", k) and _is_number(v))
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReportError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ReportError(f"{path} is a folder: give its results files (`surge report` reads a folder's "
-                          "results files itself)") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: not a JSON file ({exc})") from None
+                      if re.fullmatch(r"recall@\d+", k) and is_number(v))
 
 
 def is_retrieval_output(data: Any) -> bool:
@@ -122,8 +72,8 @@ def expand_folders(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]
         found = []
         for candidate in sorted(path.glob("*.json")):
             try:
-                (found if _is_report_input(_read_json(candidate)) else skipped).append(candidate)
-            except ReportError:
+                (found if _is_report_input(read_json(candidate)) else skipped).append(candidate)
+            except InputFileError:
                 skipped.append(candidate)
         if not found:
             raise ReportError(f"{path}: a folder without results files (no *.json file in it is a `surge evaluate` "
@@ -136,58 +86,39 @@ def classify_inputs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]
     """Split files into (evaluate results, retrieval-eval outputs) by their content, so a shell glob works."""
     results, retrieval = [], []
     for path in map(Path, paths):
-        (retrieval if is_retrieval_output(_read_json(path)) else results).append(path)
+        (retrieval if is_retrieval_output(read_json(path)) else results).append(path)
     return results, retrieval
 
 
-def _unique_names(entries: list[tuple[str | None, Path]]) -> list[str]:
-    """Explicit names win; stems that collide (``a/results.json``, ``b/results.json``) get their folder."""
-    first = [explicit or path.stem for explicit, path in entries]
-    names = [name if explicit or first.count(name) == 1 else f"{path.parent.name}/{path.stem}"
-             for name, (explicit, path) in zip(first, entries, strict=True)]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        clashing = [str(p) for (_, p), n in zip(entries, names, strict=True) if n in duplicates]
-        raise ReportError(
-            f"several inputs are named {', '.join(repr(d) for d in duplicates)} ({', '.join(clashing)}); "
-            "rename the files or set config.system in them"
-        )
-    return names
-
-
 def load_results(paths: Sequence[str | Path]) -> list[SystemResults]:
-    """Read ``surge evaluate`` results files; a system is named by ``config.system``, else the file stem."""
-    raw = []
-    for path in map(Path, paths):
-        data = _read_json(path)
-        if is_retrieval_output(data):
-            raise ReportError(f"{path} is a retrieval-eval output: pass it with --retrieval")
-        if not isinstance(data, dict) or not isinstance(data.get("surveys"), dict):
-            raise ReportError(f"{path}: not a `surge evaluate` results file (no 'surveys' object)")
-        config = data.get("config") or {}
-        raw.append((config.get("system") or None, path, data, config))
-    names = _unique_names([(explicit, path) for explicit, path, _, _ in raw])
-    return [
-        SystemResults(name=name, path=path, sha256=file_sha256(path), config=config,
-                      surveys={str(k): v for k, v in data["surveys"].items()}, failures=list(data.get("failures") or []),
-                      averaging=data.get("averaging") if isinstance(data.get("averaging"), dict) else {})
-        for name, (_, path, data, config) in zip(names, raw, strict=True)
-    ]
+    """Read ``surge evaluate`` results files (the one loader, :func:`surge_dataset.evaluation.results.load_results`:
+    checked against the results schema; a system is named by ``config.system``, else the file stem)."""
+    try:
+        return results_file.load_results(paths)
+    except InputFileError as exc:
+        for path in map(Path, paths):
+            with contextlib.suppress(InputFileError):
+                if is_retrieval_output(read_json(path)):
+                    raise ReportError(f"{path} is a retrieval-eval output: pass it with --retrieval") from None
+        raise ReportError(str(exc)) from None
 
 
 def load_retrieval(paths: Sequence[str | Path]) -> list[RetrievalResults]:
     """Read ``retrieval-eval`` outputs; named by ``system`` / ``config.system``, else the file stem."""
     raw = []
     for path in map(Path, paths):
-        data = _read_json(path)
+        data = read_json(path)
         if not is_retrieval_output(data):
             raise ReportError(f"{path}: not a retrieval-eval output (no 'recall@k' keys)")
         explicit = data.get("system") or (data.get("config") or {}).get("system") or None
         raw.append((explicit, path, data))
-    names = _unique_names([(explicit, path) for explicit, path, _ in raw])
+    try:
+        names = unique_names([(explicit, path) for explicit, path, _ in raw])
+    except InputFileError as exc:
+        raise ReportError(str(exc)) from None
     return [
         RetrievalResults(name=name, path=path, sha256=file_sha256(path),
-                         means={k: float(v) for k, v in data.items() if _is_number(v)},
+                         means={k: float(v) for k, v in data.items() if is_number(v)},
                          per_query=data.get("per_query") or {})
         for name, (_, path, data) in zip(names, raw, strict=True)
     ]
@@ -204,8 +135,8 @@ def check_same_surveys(systems: Sequence[SystemResults]) -> list[str]:
         ids = set(system.survey_ids)
         if ids == ref_ids:
             continue
-        only_ref = sorted(ref_ids - ids, key=_survey_sort_key)
-        only_sys = sorted(ids - ref_ids, key=_survey_sort_key)
+        only_ref = sorted(ref_ids - ids, key=survey_sort_key)
+        only_sys = sorted(ids - ref_ids, key=survey_sort_key)
         parts = []
         if only_ref:
             parts.append(f"only in {reference.name!r}: {', '.join(only_ref)}")
@@ -257,7 +188,7 @@ def comparability_warnings(systems: Sequence[SystemResults]) -> list[str]:
 def available_metrics(systems: Sequence[SystemResults]) -> list[str]:
     """Per-survey keys with a number somewhere (all-None = not computed): Table 4 order, ROUGE-1/2, the rest."""
     present = {k for s in systems for r in s.surveys.values() for k, v in r.items()
-               if k not in NON_METRIC_KEYS and _is_number(v)}
+               if k not in NON_METRIC_KEYS and is_number(v)}
     present -= {k for k in present if k.endswith("_std") and k[:-4] in present}  # judge noise, not a metric
     ordered = [m for m in (*TABLE4_COLUMNS, *EXTRA_COLUMNS) if m in present]
     return ordered + sorted(present - set(ordered))
@@ -312,7 +243,7 @@ def _key_settings(config: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _columns(system: SystemResults) -> set[str]:
-    return {k for r in system.surveys.values() for k, v in r.items() if k not in NON_METRIC_KEYS and _is_number(v)}
+    return {k for r in system.surveys.values() for k, v in r.items() if k not in NON_METRIC_KEYS and is_number(v)}
 
 
 def _joins(merged: SystemResults, run: SystemResults) -> bool:
@@ -324,10 +255,10 @@ def _joins(merged: SystemResults, run: SystemResults) -> bool:
            for key in shared for part in merged.files if key in _columns(part)):
         return False
     for key in sorted(shared):
-        for sid in sorted(set(merged.surveys) & set(run.surveys), key=_survey_sort_key):
+        for sid in sorted(set(merged.surveys) & set(run.surveys), key=survey_sort_key):
             mine, theirs = merged.surveys[sid].get(key), run.surveys[sid].get(key)
-            if _is_number(mine) and _is_number(theirs) and not math.isclose(mine, theirs, rel_tol=1e-9, abs_tol=1e-12):
-                source = next(p for p in merged.files if _is_number(p.surveys.get(sid, {}).get(key)))
+            if is_number(mine) and is_number(theirs) and not math.isclose(mine, theirs, rel_tol=1e-9, abs_tol=1e-12):
+                source = next(p for p in merged.files if is_number(p.surveys.get(sid, {}).get(key)))
                 raise ReportError(
                     f"{source.path} and {run.path} both hold {key} for system {merged.name!r} under the same settings, "
                     f"with different values (survey {sid}: {mine} vs {theirs}); report one of them")
@@ -376,7 +307,7 @@ def _combine(merged: SystemResults, run: SystemResults) -> SystemResults:
             else:
                 averaging.setdefault(name, value)
     return SystemResults(name=merged.name, path=merged.path, sha256=merged.sha256, config=config,
-                         surveys=dict(sorted(surveys.items(), key=lambda item: _survey_sort_key(item[0]))),
+                         surveys=dict(sorted(surveys.items(), key=lambda item: survey_sort_key(item[0]))),
                          failures=failures, averaging=averaging, parts=parts)
 
 

@@ -15,7 +15,7 @@ from surge_dataset.report.constants import (
     PAPER_TABLE4,
     PUBLISHED_MARK,
     SIGNIFICANCE_METHOD,
-    _fmt,
+    format_value,
     metric_label,
 )
 from surge_dataset.report.results import RetrievalResults
@@ -35,7 +35,7 @@ class Row:
     published: bool = False
 
 
-def _bold_best(rows: list[Row], metrics: Sequence[str]) -> None:
+def bold_best(rows: list[Row], metrics: Sequence[str]) -> None:
     """Bold the best shown value of each column (ties all bold); one row alone is compared with nothing."""
     if len(rows) < 2:
         return
@@ -59,23 +59,23 @@ def table_rows(
         cells = []
         for m in metrics:
             s = summary[m]
-            interval = f"[{_fmt(m, s.ci_low)}, {_fmt(m, s.ci_high)}]" if ci and s.mean is not None else ""
-            cells.append(Cell(_fmt(m, s.mean), ci=interval))
+            interval = f"[{format_value(m, s.ci_low)}, {format_value(m, s.ci_high)}]" if ci and s.mean is not None else ""
+            cells.append(Cell(format_value(m, s.mean), ci=interval))
         evaluated.append(Row(name, cells))
-    published = [Row(name, [Cell(_fmt(m, values.get(m))) for m in metrics], published=True)
+    published = [Row(name, [Cell(format_value(m, values.get(m))) for m in metrics], published=True)
                  for name, values in PAPER_TABLE4.items()] if with_paper else []
     if with_paper and not any(m in PAPER_TABLE4["RAG-Qwen"] for m in metrics):
         published = []
-    _bold_best(evaluated, metrics)
-    _bold_best(published, metrics)
+    bold_best(evaluated, metrics)
+    bold_best(published, metrics)
     return evaluated, published
 
 
-def _bold_rows(rows: Sequence[Row]) -> bool:
+def bold_rows(rows: Sequence[Row]) -> bool:
     return any(c.bold for r in rows for c in r.cells)
 
 
-def _notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, published: bool,
+def table_notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, published: bool,
            evaluated_bold: bool = True, published_bold: bool | None = None) -> list[str]:
     """The table's footnotes; the bold one only for the blocks that have a bold value (one system: none)."""
     notes = [f"Means over {len(survey_ids)} surveys (ids {', '.join(survey_ids)}), of the values in the results "
@@ -145,14 +145,14 @@ def table_markdown(
     return "\n".join(lines) + "\n" + "".join(f"\n{n}\n" for n in notes)
 
 
-_LATEX_SPECIAL = {
+LATEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
     "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "†": r"$^\dagger$", "–": "--", "§": r"\S{}",
 }
 
 
 def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    return "".join(LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
 def table_latex(
@@ -238,8 +238,8 @@ def significance_markdown(rows: Sequence[Mapping[str, Any]], alpha: float = 0.05
             lines.append(f"| {metric_label(m)} | {r['a']} | {r['b']} | – | – | – | 0 |")
             continue
         p = f"{r['p_value']:.4f}" + (" *" if r["p_value"] < alpha else "")
-        lines.append(f"| {metric_label(m)} | {r['a']} | {r['b']} | {_fmt(m, r['delta'])} | "
-                     f"[{_fmt(m, r['ci_low'])}, {_fmt(m, r['ci_high'])}] | {p} | {r['n']} |")
+        lines.append(f"| {metric_label(m)} | {r['a']} | {r['b']} | {format_value(m, r['delta'])} | "
+                     f"[{format_value(m, r['ci_low'])}, {format_value(m, r['ci_high'])}] | {p} | {r['n']} |")
     return "\n".join(lines) + f"\n\n\\* p < {alpha}\n"
 
 
@@ -251,9 +251,9 @@ def retrieval_markdown(runs: Sequence[RetrievalResults], *, with_paper: bool = F
     keys += [k for k in ("ndcg@10", "mrr") if any(k in r.means for r in runs)]
     lines = ["| Retriever | " + " | ".join(keys) + " |", "| --- | " + " | ".join("---:" for _ in keys) + " |"]
     for r in runs:
-        lines.append(f"| {r.name} | " + " | ".join(_fmt(k, r.means.get(k)) for k in keys) + " |")
+        lines.append(f"| {r.name} | " + " | ".join(format_value(k, r.means.get(k)) for k in keys) + " |")
     if with_paper:
         for name, values in TABLE3.items():
-            lines.append(f"| {name} {PUBLISHED_MARK} | " + " | ".join(_fmt(k, values.get(k)) for k in keys) + " |")
+            lines.append(f"| {name} {PUBLISHED_MARK} | " + " | ".join(format_value(k, values.get(k)) for k in keys) + " |")
         lines += ["", f"{PUBLISHED_MARK} Published numbers (SurGE paper, Table 3; protocol.md §5), not recomputed."]
     return "\n".join(lines) + "\n"

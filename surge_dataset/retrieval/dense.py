@@ -26,10 +26,7 @@ from surge_dataset.retrieval.encoder import (
     retriever_config,
     transformer_dir,
 )
-from surge_dataset.retrieval.encoder import _quiet_transformers as _quiet_transformers
 from surge_dataset.retrieval.encoding import ENCODING_MANIFEST, EncodeReport, encode_corpus
-from surge_dataset.retrieval.encoding import _corpus_shards as _corpus_shards
-from surge_dataset.retrieval.encoding import _papers_of_process as _papers_of_process
 from surge_dataset.retrieval.faiss_index import (
     FAISS_FILE,
     FAISS_KINDS,
@@ -38,8 +35,6 @@ from surge_dataset.retrieval.faiss_index import (
     exact_topk,
     flat_vectors,
 )
-from surge_dataset.retrieval.faiss_index import _exact_topk as _exact_topk
-from surge_dataset.retrieval.faiss_index import _search_params as _search_params
 from surge_dataset.retrieval.shards import SHARDS_DIR
 
 __all__ = [

@@ -45,8 +45,8 @@ import numpy as np
 from surge_dataset.core.records import Paper
 from surge_dataset.scoring.citations import ENTAILMENT
 from surge_dataset.survey import GeneratedSurvey
+from surge_dataset.survey.citations import CITATION_ITEM_RE, expand_citation_range
 from surge_dataset.survey.headings import is_references_title
-from surge_dataset.survey.paper_parse import expand_citation_range
 
 __all__ = [
     "MAX_CITATIONS",
@@ -75,7 +75,6 @@ Pair = tuple[str, str]
 #: A group of citation numbers in brackets: ``[3]``, ``[1, 2]``, ``[1-3]``, ``[1; 2]``, ``[2, 4-6]``.
 _CITE = r"\[\s*\d{1,6}(?:\s*[-\u2013\u2014]\s*\d{1,6})?(?:\s*[,;]\s*\d{1,6}(?:\s*[-\u2013\u2014]\s*\d{1,6})?)*\s*\]"
 _CITE_RE = re.compile(_CITE)
-_CITE_ITEM_RE = re.compile(r"(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?")
 _REMOVE_RE = re.compile(r"\s*" + _CITE)
 #: A sentence end: ``.``/``?``/``!`` (closing quotes or brackets), then citation groups written after the
 #: full stop (``text. [3]`` belongs to that sentence), then white space or the end of the text.
@@ -105,7 +104,7 @@ def citation_numbers(sentence: str) -> list[int]:
     """The reference numbers a sentence cites, in order of appearance; ranges expanded."""
     numbers: list[int] = []
     for group in _CITE_RE.finditer(sentence):
-        for item in _CITE_ITEM_RE.finditer(group.group(0)):
+        for item in CITATION_ITEM_RE.finditer(group.group(0)):
             low = int(item.group(1))
             high = int(item.group(2)) if item.group(2) else low
             numbers.extend(expand_citation_range(low, high))

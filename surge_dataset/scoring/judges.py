@@ -22,7 +22,6 @@ from surge_dataset.survey import GeneratedSurvey
 
 __all__ = [
     "CQS_MAX_CHARS",
-    "CQS_MIN_CHARS",
     "CQS_SAMPLE_SIZE",
     "CQS_SEED",
     "JudgeScore",
@@ -47,7 +46,6 @@ __all__ = [
 
 #: The released evaluator scores SQS 0 without asking when the generated outline string is shorter.
 SQS_MIN_OUTLINE_CHARS = 5
-CQS_MIN_CHARS = CONTENT_MIN_CHARS
 CQS_SAMPLE_SIZE = 20
 CQS_SEED = 42
 CQS_MAX_CHARS = 1000
@@ -209,7 +207,7 @@ def content_quality(sections: Sequence[str], judge: ScoreJudge, *, style: str | 
     requests = cqs_requests(sections, style=style)
     if not requests:
         return JudgeScore(None, None, diagnostics=[_diagnostic(
-            "no_cqs_sections", f"no section (root included) has {CQS_MIN_CHARS} characters of content: CQS is undefined")])
+            "no_cqs_sections", f"no section (root included) has {CONTENT_MIN_CHARS} characters of content: CQS is undefined")])
     return _aggregate("cqs", judge.run(requests))
 
 

@@ -28,12 +28,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from surge_dataset.survey.headings import PSEUDO_REFERENCES_RE, is_references_title
+from surge_dataset.survey.headings import ATX_HEADING_RE, is_references_label, is_references_title
 
 __all__ = ["Richness", "count_richness"]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^\s`]*)")
-_HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _DOLLARS = re.compile(r"\$\$(.+?)\$\$", re.S)
 _BRACKETS = re.compile(r"^[ \t]*\\\[(.*?)\\\][ \t]*$", re.S | re.M)
 _ENVIRONMENT = re.compile(
@@ -72,8 +71,8 @@ def _body(lines: list[str]) -> list[str]:
             if _closes(line, fence):
                 fence = None
             continue
-        heading = _HEADING.match(line)
-        if (heading and is_references_title(heading.group(1))) or PSEUDO_REFERENCES_RE.match(line):
+        heading = ATX_HEADING_RE.match(line)
+        if is_references_title(heading.group(2)) if heading else is_references_label(line):
             cut = number
     return lines[:cut]
 

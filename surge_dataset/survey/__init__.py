@@ -14,7 +14,8 @@ Parsing never raises on odd input: every oddity becomes a :class:`Diagnostic`. M
 
 * :mod:`.decode`       bytes -> text -> lines (encodings, byte-order mark, newlines);
 * :mod:`.model`        ``SurveyNode``, ``Reference``, ``Citation``, ``GeneratedSurvey``, ``Diagnostic``;
-* :mod:`.headings`     which headings each protocol counts (skip rules);
+* :mod:`.headings`     which headings each protocol counts (skip rules), the one references-section rule and the
+                       Markdown heading rule;
 * :mod:`.tree`         the heading-tree builder both parsers share;
 * :mod:`.citations`    what a numeric citation is for ``paper`` and ``surge import`` (not in math, code, links);
 * :mod:`.official_parse` / :mod:`.paper_parse`  the two readings;
@@ -25,8 +26,9 @@ Parsing never raises on odd input: every oddity becomes a :class:`Diagnostic`. M
 from __future__ import annotations
 
 from surge_dataset.core.vocabulary import PROTOCOLS
-from surge_dataset.survey.citations import CitationGroup, citation_groups
+from surge_dataset.survey.citations import CITATION_GROUP_RE, CitationGroup, citation_groups
 from surge_dataset.survey.decode import decode_survey_bytes, read_survey_file
+from surge_dataset.survey.headings import ATX_HEADING_RE, is_references_label, is_references_title
 from surge_dataset.survey.model import Citation, Diagnostic, GeneratedSurvey, Reference, SurveyNode
 from surge_dataset.survey.official_parse import (
     OFFICIAL_CITATION_RE,
@@ -34,24 +36,16 @@ from surge_dataset.survey.official_parse import (
     OFFICIAL_REFERENCE_RE,
     official_reference,
 )
-from surge_dataset.survey.paper_parse import (
-    MAX_CITATION_RANGE,
-    PAPER_CITATION_RE,
-    PAPER_HEADING_RE,
-    PAPER_REFERENCE_RE,
-)
+from surge_dataset.survey.paper_parse import MAX_CITATION_RANGE, PAPER_REFERENCE_RE
 from surge_dataset.survey.parse import parse_survey
 
-#: Old private name, still imported by tests.
-_official_reference = official_reference
-
 __all__ = [
+    "ATX_HEADING_RE",
+    "CITATION_GROUP_RE",
     "MAX_CITATION_RANGE",
     "OFFICIAL_CITATION_RE",
     "OFFICIAL_HEADING_RE",
     "OFFICIAL_REFERENCE_RE",
-    "PAPER_CITATION_RE",
-    "PAPER_HEADING_RE",
     "PAPER_REFERENCE_RE",
     "PROTOCOLS",
     "Citation",
@@ -62,6 +56,9 @@ __all__ = [
     "SurveyNode",
     "citation_groups",
     "decode_survey_bytes",
+    "is_references_label",
+    "is_references_title",
+    "official_reference",
     "parse_survey",
     "read_survey_file",
 ]

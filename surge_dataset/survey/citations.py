@@ -27,6 +27,7 @@ from surge_dataset.survey.tree import FENCE_RE, to_int
 
 __all__ = [
     "CITATION_GROUP_RE",
+    "CITATION_ITEM_RE",
     "MAX_CITATION_RANGE",
     "CitationGroup",
     "citation_groups",
@@ -43,7 +44,8 @@ MAX_CITATION_RANGE = 50  # a range [a-b] spanning more numbers than this is kept
 CITATION_GROUP_RE = re.compile(
     r"\[\^?\s*(\d+(?:\s*[-\u2013\u2014]\s*\d+)?(?:\s*[,;]\s*\d+(?:\s*[-\u2013\u2014]\s*\d+)?)*)\s*\](?!\()"
 )
-_ITEM_RE = re.compile(r"(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?")
+#: One item of a group: a number or a range ``a-b`` (``-``, en or em dash).
+CITATION_ITEM_RE = re.compile(r"(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?")
 _PARAGRAPH_END_RE = re.compile(r"\n[ \t]*\n")
 
 
@@ -71,7 +73,7 @@ def read_citation_group(group: str) -> tuple[list[int], list[str]] | None:
     holds a 0, or a number too long to be one)."""
     numbers: list[int] = []
     clipped: list[str] = []
-    for item in _ITEM_RE.finditer(group):
+    for item in CITATION_ITEM_RE.finditer(group):
         low = to_int(item.group(1))
         high = to_int(item.group(2)) if item.group(2) else low
         if low is None or high is None or low == 0 or high == 0:

@@ -36,7 +36,7 @@ OFFICIAL_REFERENCE_RE = re.compile(r"^\[(\d+)\]\s*(?:.*?\*?([\w\s:,.-]+)\*?|([\w
 #: A citation instance: a number in square brackets, nothing else inside.
 OFFICIAL_CITATION_RE = re.compile(r"\[(\d+)\]")
 _OFFICIAL_TITLE_CHAR = re.compile(r"[\w\s:,.-]")
-_NUMBERED_LINE_RE = re.compile(r"\[(\d+)\]")
+OFFICIAL_NUMBERED_LINE_RE = re.compile(r"\[(\d+)\]")
 
 
 def official_heading(line: str) -> tuple[int, str] | None:
@@ -57,7 +57,7 @@ def official_reference(stripped: str) -> tuple[int, str, int, int] | None:
     is the longest run of title characters ending the line (before one optional final ``*``); no such run
     means no match. Computed by a backwards scan so that long lines stay linear.
     """
-    prefix = _NUMBERED_LINE_RE.match(stripped)
+    prefix = OFFICIAL_NUMBERED_LINE_RE.match(stripped)
     if prefix is None:
         return None
     number = to_int(prefix.group(1))
@@ -99,7 +99,7 @@ def official_references(lines: list[str], diagnostics: list[Diagnostic]) -> dict
             continue
         parsed = official_reference(stripped)
         if parsed is None:
-            prefix = _NUMBERED_LINE_RE.match(stripped)
+            prefix = OFFICIAL_NUMBERED_LINE_RE.match(stripped)
             if prefix and stripped[prefix.end() :].strip():
                 diagnostics.append(
                     Diagnostic(

@@ -15,14 +15,14 @@ import bisect
 import re
 
 from surge_dataset.survey.citations import (
-    CITATION_GROUP_RE,
     MAX_CITATION_RANGE,
     citation_groups,
     expand_citation_range,
 )
 from surge_dataset.survey.diagnostics import final_diagnostics, line_list, missing_numbers_diagnostic
 from surge_dataset.survey.headings import (
-    PSEUDO_REFERENCES_RE,
+    atx_heading,
+    is_references_label,
     is_references_node,
     is_references_title,
     strip_wrapping_emphasis,
@@ -30,12 +30,8 @@ from surge_dataset.survey.headings import (
 from surge_dataset.survey.model import Citation, Diagnostic, GeneratedSurvey, Reference, walk_nodes
 from surge_dataset.survey.tree import build_tree, to_int
 
-__all__ = ["MARKDOWN_LINK_RE", "MAX_CITATION_RANGE", "PAPER_CITATION_RE", "expand_citation_range", "parse_paper"]
+__all__ = ["MARKDOWN_LINK_RE", "MAX_CITATION_RANGE", "expand_citation_range", "parse_paper"]
 
-#: CommonMark ATX heading: up to 3 spaces, 1-6 ``#``, white space, title, optional closing ``#`` run.
-PAPER_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-#: A bracketed group of citation numbers; which groups are citations is :mod:`.citations`' rule.
-PAPER_CITATION_RE = CITATION_GROUP_RE
 #: A numbered reference entry: optional list bullet, ``[n]`` (or footnote ``[^n]:``), the entry text.
 PAPER_REFERENCE_RE = re.compile(r"^\s*(?:[-*+]\s+)?\[\^?(\d+)\]\s*[:.)]?\s*(.*?)\s*$")
 _NUMBERED_LIST_RE = re.compile(r"^\s*(\d+)[.)]\s+(\S.*?)\s*$")
@@ -62,10 +58,9 @@ _LAST_WORD_RE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 
 def _paper_heading(line: str) -> tuple[int, str] | None:
-    match = PAPER_HEADING_RE.match(line)
-    if match is None:
-        return None
-    return len(match.group(1)), strip_wrapping_emphasis(match.group(2))
+    """The paper reading's heading: a CommonMark ATX heading (:data:`~.headings.ATX_HEADING_RE`), emphasis unwrapped."""
+    heading = atx_heading(line)
+    return None if heading is None else (heading[0], strip_wrapping_emphasis(heading[1]))
 
 
 def _clean_title(title: str) -> str:
@@ -107,7 +102,7 @@ def _split_segments(text: str) -> list[str]:
     return [segment for segment in segments if segment]
 
 
-def _paper_reference_title(entry: str) -> str:
+def paper_reference_title(entry: str) -> str:
     """The title of a reference entry in any of the styles generated surveys use (best effort)."""
     text = MARKDOWN_LINK_RE.sub(r"\1", entry).strip()
     apa = _APA_RE.match(text)
@@ -172,7 +167,7 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
             (
                 i
                 for i, (number, text) in enumerate(builder.lines)
-                if number not in fenced and PSEUDO_REFERENCES_RE.match(text)
+                if number not in fenced and is_references_label(text)
             ),
             None,
         )
@@ -197,7 +192,7 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
                 )
             )
             return
-        title = _paper_reference_title(entry)
+        title = paper_reference_title(entry)
         if not title:
             diagnostics.append(
                 Diagnostic(

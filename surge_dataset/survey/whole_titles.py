@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from surge_dataset.core.vocabulary import OFFICIAL
 from surge_dataset.survey.decode import decode_survey_bytes, normalise_newlines, split_lines
 from surge_dataset.survey.model import GeneratedSurvey
-from surge_dataset.survey.official_parse import _NUMBERED_LINE_RE, official_reference
-from surge_dataset.survey.paper_parse import PAPER_REFERENCE_RE, _paper_reference_title
+from surge_dataset.survey.official_parse import OFFICIAL_NUMBERED_LINE_RE, official_reference
+from surge_dataset.survey.paper_parse import PAPER_REFERENCE_RE, paper_reference_title
 from surge_dataset.survey.tree import to_int
 
 __all__ = ["WholeTitle", "whole_reference_titles"]
@@ -60,7 +60,7 @@ def whole_reference_titles(text: str | bytes, parsed: GeneratedSurvey) -> dict[i
     found: dict[int, WholeTitle] = {}
     for line_number, line in enumerate(split_lines(normalise_newlines(text, keep_bom=True)), 1):
         stripped = line.strip()
-        prefix = _NUMBERED_LINE_RE.match(stripped) if stripped.startswith("[") else None
+        prefix = OFFICIAL_NUMBERED_LINE_RE.match(stripped) if stripped.startswith("[") else None
         number = to_int(prefix.group(1)) if prefix else None
         if prefix is None or number is None or not stripped[prefix.end():].strip():
             continue
@@ -69,7 +69,7 @@ def whole_reference_titles(text: str | bytes, parsed: GeneratedSurvey) -> dict[i
             found[number] = WholeTitle(number, released[1], line_number)
             continue
         entry = PAPER_REFERENCE_RE.match(stripped)
-        whole = _paper_reference_title(entry.group(2) if entry else stripped[prefix.end():])
+        whole = paper_reference_title(entry.group(2) if entry else stripped[prefix.end():])
         if whole:
             found[number] = WholeTitle(number, whole, line_number, cut=True,
                                        protocol_title=released[1] if released is not None else None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from surge_dataset.core.records import CONTENT_MIN_CHARS
 from surge_dataset.evaluation.metric import Metric, Requests, register
 from surge_dataset.evaluation.metrics._judged import all_repeats, judged_output, repeated_scores
 from surge_dataset.scoring import judges
@@ -9,7 +10,7 @@ from surge_dataset.scoring.injection import injection_diagnostics
 
 
 def _sections(survey):
-    return [n.content for n in survey.parsed.content_sections(judges.CQS_MIN_CHARS)]
+    return [n.content for n in survey.parsed.content_sections(CONTENT_MIN_CHARS)]
 
 
 @register

@@ -164,12 +164,12 @@ def build_app(data_dir: str | Path = DATA) -> Any:
 
     board = lbdata.Board(data_dir)
     with gr.Blocks(title=board.meta["title"]) as demo:
-        gr.Markdown(f"# {lbdata._md(board.meta['title'])}\n\n{len(board.names)} systems, "
+        gr.Markdown(f"# {lbdata.markdown_text(board.meta['title'])}\n\n{len(board.names)} systems, "
                     f"{len(board.groups)} setting group(s). Scores of the SurGE benchmark for scientific survey "
                     "generation.")
         if board.meta["warnings"]:
             with gr.Accordion(f"⚠️ {len(board.meta['warnings'])} warning(s) from the build", open=False):
-                gr.Markdown("\n".join(f"- {lbdata._md(w)}" for w in board.meta["warnings"]), elem_id="warnings")
+                gr.Markdown("\n".join(f"- {lbdata.markdown_text(w)}" for w in board.meta["warnings"]), elem_id="warnings")
         with gr.Tabs():
             with gr.Tab("Table", id="table"):
                 _table_page(gr, board)

@@ -26,7 +26,7 @@ CELL = "padding:0;border:none;min-width:7px;width:7px;height:16px"
 SIGNIFICANCE_ALPHA = 0.05
 
 
-def _md(text: Any, limit: int = 300) -> str:
+def markdown_text(text: Any, limit: int = 300) -> str:
     """Text shown inside Markdown as plain text (names come from submissions): every Markdown/HTML character
     escaped, ``:`` and ``@`` too so that no URL or e-mail address becomes a link (GFM autolinks), line breaks
     as spaces, cut to ``limit`` characters."""
@@ -154,7 +154,7 @@ class Board:
         """What re-scoring found for ``system``, in full (the System page)."""
         rows = self.systems[self.systems["system"] == system]
         summary = rows.iloc[0].get("verification_summary") if len(rows) else None
-        return f"**Verification**: {_md(summary, limit=2000)}" if isinstance(summary, str) and summary else ""
+        return f"**Verification**: {markdown_text(summary, limit=2000)}" if isinstance(summary, str) and summary else ""
 
     def table_note(self, rows: pd.DataFrame, published: bool) -> str:
         groups = list(dict.fromkeys(rows["group"])) if len(rows) else []
@@ -177,7 +177,7 @@ class Board:
                      f"seed {stats['seed']}). Sort by any column from its header menu (⋮).")
         if published:
             pub = self.meta["published"]
-            lines.append(f"{pub['mark']} Published numbers ({_md(pub['source'])}): the paper's systems on its 41 test "
+            lines.append(f"{pub['mark']} Published numbers ({markdown_text(pub['source'])}): the paper's systems on its 41 test "
                          "surveys, copied, not recomputed; not comparable with evaluated rows.")
         return "\n\n".join(lines)
 
@@ -206,7 +206,7 @@ class Board:
                 star = " *" if r["p_value"] < SIGNIFICANCE_ALPHA else ""
                 record[self.labels[m]] = f"{sign * r['delta'] + 0.0:+.{self.decimals[m]}f} (p={r['p_value']:.4f}){star}"
             records.append(record)
-        note = (f"Δ = other system − **{_md(system)}**, paired over the surveys both have; p: two-sided paired "
+        note = (f"Δ = other system − **{markdown_text(system)}**, paired over the surveys both have; p: two-sided paired "
                 f"permutation test; * p < {SIGNIFICANCE_ALPHA}. Systems of other settings are never compared.")
         return pd.DataFrame(records, columns=["System", *(self.labels[m] for m in self.metrics)]), note
 
@@ -321,7 +321,7 @@ class Board:
         scores = info["scores"]
         shown = ", ".join(f"{self.labels[m]} {scores[m]:.{self.decimals[m]}f}" for m in self.metrics
                           if scores.get(m) is not None and scores.get(m) == scores.get(m))
-        lines = [f"**{_md(system)}**, survey **{_md(survey_id)}**: {shown or 'no scores'}"]
+        lines = [f"**{markdown_text(system)}**, survey **{markdown_text(survey_id)}**: {shown or 'no scores'}"]
         if not info["has_details"]:
             lines.append("ℹ️ **Scores only**: this system's results were evaluated without `--details`, so the "
                          "citations are not coloured and there is no evidence to show.")

@@ -1,35 +1,61 @@
-"""HTTP for every web service, in one place: a per-service rate limit, bounded retries with backoff on 429,
-5xx and network errors (``Retry-After`` honoured), a per-request timeout, and counters.
+"""HTTP for every service surge-bench asks, in one place: one retry policy, and the one GET client (a
+per-service rate limit, a per-request timeout, counters) that the reference resolver and ``surge data fresh``
+share; the OpenAI-compatible LLM backend applies the same policy to its own client (:mod:`surge_dataset.llm`).
 
-The policy is pure (:func:`retry_delay`, :func:`parse_retry_after`); :class:`Transport` applies it with
-``requests`` (one session per thread, so a modest thread pool can keep a few requests in flight). A service
-that keeps failing is declared down after :data:`DOWN_AFTER` failed titles in a row: the rest of the run asks
-it nothing (its titles are ``unchecked``), instead of waiting out every retry of every title.
+The policy is pure (:func:`retryable`, :func:`retry_delay`, :func:`parse_retry_after`): a request is asked again on
+a timeout, a network error, HTTP 408/409/425/429 and any 5xx but 501/505, at most ``max_retries`` times; the wait
+before retry ``n`` is the server's ``Retry-After`` (delta-seconds or an HTTP date) when it sent one, and one longer
+than ``max_wait`` gives the request up rather than sleeping through the run; without one, ``backoff * 2**(n-1)``
+capped at ``max_wait`` (with ``jitter``: a uniform draw up to that, so concurrent workers do not retry in lockstep).
+
+:class:`Transport` applies it with ``requests`` (one session per thread, so a modest thread pool can keep a few
+requests in flight). A service that keeps failing is declared down after :data:`DOWN_AFTER` failed titles in a row:
+the rest of the run asks it nothing (its titles are ``unchecked``), instead of waiting out every retry of every title.
 """
 
 from __future__ import annotations
 
 import contextlib
 import email.utils
+import random
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
-from surge_dataset.references.base import Request
+from surge_dataset.core.metadata import CODEBASE_URL, SURGE_BENCH_VERSION
+from surge_dataset.core.vocabulary import parse_assignments
 
-__all__ = ["DOWN_AFTER", "AnswerTooLong", "LookupFailed", "RateLimiter", "ServiceStats", "Transport", "parse_retry_after",
-           "retry_delay"]
+__all__ = ["BACKOFF", "DOWN_AFTER", "MAX_WAIT", "AnswerTooLong", "LookupFailed", "RateLimiter", "Request", "ServiceStats",
+           "Transport", "parse_base_urls", "parse_retry_after", "redact_url", "retry_after_header", "retry_delay",
+           "retryable", "user_agent"]
 
-#: Statuses worth asking again: too many requests, and server-side failures.
-RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+#: Statuses worth asking again besides the 5xx: a timeout, a conflict (OpenAI: a lock timed out), too early, too
+#: many requests.
+RETRY_STATUSES = frozenset({408, 409, 425, 429})
+#: Server errors that asking again cannot fix.
+FINAL_SERVER_STATUSES = frozenset({501, 505})
 #: The longest wait for one retry (a longer ``Retry-After`` gives the request up: the reference is unchecked).
 MAX_WAIT = 120.0
 #: The first backoff (seconds); doubled at each retry, up to :data:`MAX_WAIT`.
 BACKOFF = 0.5
 #: Failed titles in a row after which a service is taken for down for the rest of the run.
 DOWN_AFTER = 5
+
+
+@dataclass(frozen=True)
+class Request:
+    """One GET: the URL, its already-encoded query string, and headers (secrets only ever live here)."""
+
+    url: str
+    query: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def full_url(self) -> str:
+        return f"{self.url}?{self.query}" if self.query else self.url
 
 
 class LookupFailed(Exception):
@@ -56,6 +82,37 @@ class ServiceStats:
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in asdict(self).items()}
 
 
+def parse_base_urls(items: Sequence[str] | Mapping[str, str] | None, option: str, services: Sequence[str], *,
+                    shape: str = "SERVICE=URL") -> dict[str, str]:
+    """``--bib-base-url`` (``surge evaluate``'s services, ``surge data fresh``'s hosts): ``{service: URL}``, each name
+    one of ``services`` (the closest on a typo), a trailing ``/`` dropped (:func:`parse_assignments`)."""
+    example = f", e.g. {services[0]}=http://127.0.0.1:8000" if services else ""
+    urls = parse_assignments(items, option, shape=shape, hint=example, choices=services)
+    return {name: url.rstrip("/") for name, url in urls.items()}
+
+
+def redact_url(url: str | None) -> str | None:
+    """A URL safe to record: any ``user:password@`` part is dropped."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        parts = parts._replace(netloc=netloc)
+    return urlunsplit(parts)
+
+
+def user_agent(email: str | None = None) -> str:
+    """How surge-bench names itself to a service: ``surge-bench/<version> (<code URL>; mailto:<email>)``."""
+    return f"surge-bench/{SURGE_BENCH_VERSION} ({CODEBASE_URL}" + (f"; mailto:{email})" if email else ")")
+
+
+def retryable(status: int) -> bool:
+    """Whether an answer with this HTTP status is worth asking again (module docstring)."""
+    return status in RETRY_STATUSES or (status >= 500 and status not in FINAL_SERVER_STATUSES)
+
+
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date; None when absent or unreadable."""
     if value is None or not value.strip():
@@ -74,19 +131,30 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
+def retry_after_header(headers: Any, now: float | None = None) -> float | None:
+    """:func:`parse_retry_after` of a response's ``Retry-After`` header (any mapping with ``get``; None without)."""
+    try:
+        value = headers.get("Retry-After") if headers is not None else None
+    except AttributeError:
+        return None
+    return parse_retry_after(value if isinstance(value, str) else None, now)
+
+
 def retry_delay(attempt: int, max_retries: int, retry_after: float | None, *, backoff: float = BACKOFF,
-                max_wait: float = MAX_WAIT) -> float | None:
+                max_wait: float = MAX_WAIT, jitter: bool = False,
+                draw: Callable[[float, float], float] = random.uniform) -> float | None:
     """Seconds to wait before retry number ``attempt`` (1 = the first retry), or None to give up.
 
     ``retry_after`` (the server's ``Retry-After``, in seconds) is honoured as given; one longer than
     ``max_wait`` gives the request up rather than sleeping through the run. Without it: ``backoff`` doubled
-    at each retry, capped at ``max_wait``.
+    at each retry, capped at ``max_wait``; with ``jitter``, ``draw(0, that)`` instead (full jitter).
     """
     if attempt > max_retries:
         return None
     if retry_after is not None:
         return retry_after if retry_after <= max_wait else None
-    return min(max_wait, backoff * 2 ** (attempt - 1))
+    cap = min(max_wait, backoff * 2 ** (attempt - 1))
+    return draw(0.0, cap) if jitter else cap
 
 
 class RateLimiter:
@@ -175,11 +243,11 @@ class Transport:
             except requests.RequestException as exc:
                 reason = f"{type(exc).__name__}: {str(exc)[:160]}"
             else:
-                if response.status_code not in RETRY_STATUSES:
+                if not retryable(response.status_code):
                     self._settled(ok=True)
                     return response.status_code, body
                 reason = f"HTTP {response.status_code}"
-                retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                retry_after = retry_after_header(response.headers)
             attempt += 1
             delay = retry_delay(attempt, self.max_retries, retry_after, backoff=self.backoff, max_wait=self.max_wait)
             if delay is None:
