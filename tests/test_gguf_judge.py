@@ -88,8 +88,8 @@ def test_gguf_judge_sqs_cqs_end_to_end(sample_dataset, smollm_spec, smol_llm, tm
 def test_gguf_answers_quiz_questions_with_a_letter(sample_dataset, smol_llm, tmp_path):
     """The quiz metric with a real (tiny) answering model: two questions on a one-section survey; every answer is
     read as a letter or counted missing after the follow-up turn, and graded by the letter alone."""
+    from surge_dataset.data.quiz_sets import read_quiz_file, write_quiz_file
     from surge_dataset.evaluation import compute
-    from surge_dataset.quiz.sets import read_quiz_file, write_quiz_file
 
     data = SurgeData.open(sample_dataset)
     questions = [q for q in read_quiz_file(Path(__file__).parents[1] / "examples" / "sample" / "quizzes.jsonl")

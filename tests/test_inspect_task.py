@@ -26,11 +26,11 @@ from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model  # noqa: 
 from surge_dataset import SurgeData  # noqa: E402
 from surge_dataset.cli import app  # noqa: E402
 from surge_dataset.evaluation import compute  # noqa: E402
+from surge_dataset.generation.inspect_prompts import INSPECT_PROMPTS_VERSION, paper_lines  # noqa: E402
+from surge_dataset.importers.inspect_logs import read_inspect_logs  # noqa: E402
+from surge_dataset.importers.inspect_results import write_inspect_results  # noqa: E402
 from surge_dataset.inspect._registry import survey  # noqa: E402
-from surge_dataset.inspect.log_reader import read_inspect_logs  # noqa: E402
-from surge_dataset.inspect.prompts import INSPECT_PROMPTS_VERSION, paper_lines  # noqa: E402
-from surge_dataset.inspect.results import write_inspect_results  # noqa: E402
-from surge_dataset.inspect.task import INFO_KEY, MARKDOWN_KEY  # noqa: E402
+from surge_dataset.generation.inspect_survey import INFO_KEY, MARKDOWN_KEY  # noqa: E402
 from surge_dataset.retrieval.runs import write_trec_run  # noqa: E402
 
 DEFAULT_METRICS = ("recall", "citation_accuracy", "shr", "rouge_bleu")
@@ -299,7 +299,9 @@ def test_inspect_ai_is_imported_lazily():
         import surge_dataset.cli
         assert "inspect_ai" not in sys.modules
         sys.modules["inspect_ai"] = None  # as if the inspect extra were not installed (find_spec says None)
-        from surge_dataset.inspect import _registry, log_reader, prompts, results, scoring, survey, task
+        from surge_dataset.inspect import _registry, scoring, task
+        from surge_dataset.generation import inspect_prompts, inspect_survey
+        from surge_dataset.importers import inspect_logs, inspect_results
         assert not hasattr(_registry, "survey")
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -342,8 +344,8 @@ def test_a_real_generation_with_smollm2_through_inspects_hf_provider(data, tmp_p
 def test_quiz_and_richness_are_scorers_the_grader_answers(data, tmp_path):
     """-T metrics=quiz,richness: the quiz questions (the dataset's quizzes config) go to the grader role, here the
     scripted reader answering from the quoted survey; richness counts the table the answer holds."""
+    from surge_dataset.data.quiz_sets import load_quiz_set
     from surge_dataset.data.render import render_survey
-    from surge_dataset.quiz.sets import load_quiz_set
     from surge_dataset.testing.quiz import TextReader
 
     gt, reader = data.survey(0), TextReader()

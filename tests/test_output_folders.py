@@ -177,12 +177,6 @@ def test_generate_refuses_a_folder_of_other_files_but_resumes_its_own(sample_dat
     (theirs / "paper.tex").write_text("keep")
     with pytest.raises(OutputFolderError, match="surge did not write"):
         generate_surveys(SurgeData.open(sample_dataset), object(), None, theirs, [0])
-    # a folder an older `surge generate` wrote (no marker yet, <id>/survey.json beside survey.md) is its own
-    older = tmp_path / "older-run"
-    (older / "3").mkdir(parents=True)
-    (older / "3" / "survey.md").write_text("# s\n")
-    (older / "3" / "survey.json").write_text("{}")
-    assert folder_kind(older) == "generated-surveys"
 
 
 def test_metrics_install_removes_only_its_own_stale_copies(tmp_path):

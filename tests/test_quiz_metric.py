@@ -17,11 +17,11 @@ from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.core.errors import SettingError
 from surge_dataset.core.vocabulary import QUIZ_ANSWERS
+from surge_dataset.data.quiz_sets import read_quiz_file
 from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import EvaluationConfig, compute, evaluate_run
 from surge_dataset.evaluation.config import pin_settings
 from surge_dataset.llm import Judge, make_llm
-from surge_dataset.quiz.sets import read_quiz_file
 from surge_dataset.scoring.injection import INJECTION_CODE
 from surge_dataset.scoring.quiz import UNANSWERED_OPTION, option_order
 from surge_dataset.testing.quiz import TextReader, quoted

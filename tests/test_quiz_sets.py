@@ -17,7 +17,7 @@ from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.core.errors import InputFileError
 from surge_dataset.data.build import build_dataset
-from surge_dataset.quiz.sets import QuizSet, load_quiz_set, read_quiz_file
+from surge_dataset.data.quiz_sets import QuizSet, load_quiz_set, read_quiz_file
 
 from .conftest import REPO_ROOT, SAMPLE_DIR
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.core.records import Survey
-from surge_dataset.quiz.sets import read_quiz_file
+from surge_dataset.data.quiz_sets import read_quiz_file
 from surge_dataset.quiz.writer import QUESTION_TOKENS, Ask, check_question, plan
 from surge_dataset.testing.quiz import ClozeWriter, quoted
 from tests.support.openai_server import ScriptedOpenAIServer

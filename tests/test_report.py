@@ -367,6 +367,13 @@ def test_merge_runs_keeps_alternatives_apart_and_refuses_conflicts(tmp_path: Pat
     changed = _run(tmp_path / "changed.json", {"shr": [0.9, 0.5]}, metrics=["shr"], embedding_model="minilm")
     with pytest.raises(ReportError, match=r"minilm\.json and \S*changed\.json both hold shr .*survey 1: 0\.8 vs 0\.5"):
         merge_runs(load_results([minilm, changed]))
+    # the same folder on two fresh splits (or on a split and on data of unknown window) is two systems
+    june = _run(tmp_path / "june.json", {"recall": [0.5, 0.6]}, metrics=["recall"],
+                data_window={"since": "2025-06-01", "until": "2025-06-30"})
+    july = _run(tmp_path / "july.json", {"bleu": [1.0, 2.0]}, metrics=["bleu"],
+                data_window={"since": "2025-07-01", "until": "2025-07-31"})
+    unknown = _run(tmp_path / "unknown.json", {"shr": [0.1, 0.2]}, metrics=["shr"])
+    assert [s.name for s in merge_runs(load_results([june, july, unknown]))] == ["june", "july", "unknown"]
 
 
 def test_report_of_a_folder_reads_its_results_files(three_systems: list[Path], tmp_path: Path) -> None:

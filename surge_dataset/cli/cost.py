@@ -1,6 +1,6 @@
 """``--dry-run`` of ``surge evaluate`` and ``surge generate``: print LLM calls, tokens and a price.
 
-Kept out of ``cli.py`` and ``cli_generate.py``; they call :func:`evaluate_dry_run` and
+Kept out of the commands (:mod:`.evaluate`, :mod:`.generate`); they call :func:`evaluate_dry_run` and
 :func:`generate_dry_run`. Nothing here sends a request or writes a file.
 """
 

@@ -14,8 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from surge_dataset.cli.console import console, out_console
-from surge_dataset.cli.options import data_option
-from surge_dataset.core.settings import option
+from surge_dataset.cli.options import data_option, option
 from surge_dataset.evaluation.config import EvaluationConfig, RunOptions
 
 __all__ = ["arena", "judge_agreement"]
@@ -102,12 +101,14 @@ def judge_agreement(
 ) -> None:
     """Kendall's tau / Spearman's rho between the runs' system rankings (bootstrap CIs), Krippendorff's alpha,
     mean absolute difference and the systems whose rank changes, per metric."""
+    from surge_dataset.cli.cost import evaluate_dry_run
     from surge_dataset.core.io import atomic_write_json
     from surge_dataset.core.vocabulary import parse_list
+    from surge_dataset.data.dataset import SurgeData
     from surge_dataset.judging import JudgingError, need
     from surge_dataset.judging.agreement import judge_agreement as agree
     from surge_dataset.judging.agreement import load_run
-    from surge_dataset.judging.rescore import estimate, rescore, rescore_configs
+    from surge_dataset.judging.rescore import rescore, rescore_configs
     from surge_dataset.llm.usage import parse_price
 
     need("krippendorff")
@@ -117,7 +118,9 @@ def judge_agreement(
             raise JudgingError("--rescore-judge scores one run again: give exactly one RUN")
         plans = rescore_configs(loaded[0], rescore_judge, parse_list(metrics) or None)
         run = RunOptions(base_url=base_url, judge_concurrency=judge_concurrency, cache_dir=cache_dir)
-        estimate(plans, per_1k=parse_price(price_per_1k), run=run)
+        for plan in plans:  # each system's --dry-run estimate first: nothing sent, nothing written
+            evaluate_dry_run(SurgeData.open(plan.data), plan.passages, plan.config, per_1k=parse_price(price_per_1k),
+                             base_url=run.base_url, cache_dir=run.cache_dir)
         if dry_run:
             return
         loaded.append(load_run(f"{rescore_judge}={','.join(map(str, rescore(plans, rescore_out, run=run)))}"))

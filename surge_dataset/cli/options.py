@@ -5,13 +5,30 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import typing
+from dataclasses import MISSING
 from typing import Any
 
 import typer
 
 from surge_dataset.core.defaults import DEFAULT_DATA
+from surge_dataset.core.settings import declared_field, field_default, flag_of, help_text
 
-__all__ = ["DEFAULT_DATA", "data_option", "settings_options"]
+__all__ = ["DEFAULT_DATA", "data_option", "option", "settings_options"]
+
+
+def option(cls: Any, name: str, default: Any = MISSING, **kwargs: Any) -> Any:
+    """The ``typer.Option`` of setting ``name`` of ``cls``: its flag, default and help, read off the field.
+
+    ``default`` overrides the field's (e.g. ``None`` where the CLI leaves the config to pick a
+    protocol-dependent default, or a string form such as ``"all"``).
+    """
+    f = declared_field(cls, name)
+    value = field_default(f) if default is MISSING else default
+    if value is MISSING:
+        value = ...
+    extra = {"metavar": f.metadata["metavar"]} if f.metadata.get("metavar") else {}
+    flags = (flag_of(f), f.metadata["short"]) if f.metadata.get("short") else (flag_of(f),)
+    return typer.Option(value, *flags, help=help_text(f), **extra, **kwargs)
 
 
 def data_option(what: str = "") -> Any:
@@ -53,7 +70,7 @@ def settings_options(*classes: Any, defaults: dict[str, Any] | None = None, skip
     reaches the CLI with no edit here or in the command. ``defaults`` overrides a field's default for the CLI
     (``--metrics all``).
     """
-    from surge_dataset.core.settings import declared, option
+    from surge_dataset.core.settings import declared
 
     chosen = defaults or {}
 

@@ -46,8 +46,8 @@ OutputKind = Literal[
     "leaderboard-space",
 ]
 
-#: Markers that folders written before :data:`MARKER` existed already carry, and the kind they prove.
-_LEGACY_MARKERS: dict[str, OutputKind] = {
+#: Files that are part of a kind's own format (a built dataset's metadata, an index's manifest): they prove the kind too.
+_FORMAT_MARKERS: dict[str, OutputKind] = {
     "surge_meta.json": "dataset",
     "surge_index.json": "index",
     "encoding.json": "index",  # a dense index while its shards are being encoded
@@ -77,17 +77,9 @@ def folder_kind(folder: str | os.PathLike[str]) -> str | None:
             return str(json.loads(marker.read_text(encoding="utf-8"))["kind"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
-    for name, kind in _LEGACY_MARKERS.items():
+    for name, kind in _FORMAT_MARKERS.items():
         if (folder / name).is_file():
             return kind
-    from surge_dataset.generation.run import (
-        SIDECAR_NAME,  # beside each survey.md: how older `surge generate` runs are known
-    )
-
-    entries = [p for p in folder.iterdir() if not p.name.startswith(".")] if folder.is_dir() else []
-    if entries and all(p.is_dir() and p.name.isdigit() for p in entries) and any(
-            (p / SIDECAR_NAME).is_file() for p in entries):
-        return "generated-surveys"  # a `surge generate` folder from before the marker: <id>/survey.json
     return None
 
 

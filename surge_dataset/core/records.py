@@ -73,7 +73,7 @@ OFFICIAL_FILES: dict[str, str] = {
     "queries": "queries.json",
 }
 #: Not an official file: the quiz set (``surge data quiz``) a build pins as the ``quizzes`` config, picked up
-#: beside the official files (surge_dataset.quiz.sets).
+#: beside the official files (surge_dataset.data.quiz_sets).
 QUIZ_CONFIG = "quizzes"
 QUIZ_FILE = "quizzes.jsonl"
 # Identity field per config, used to name a record in error messages.

@@ -32,8 +32,8 @@ from typing import Any, Literal
 
 from surge_dataset.core.vocabulary import closest_hint
 
-__all__ = ["KeyRule", "declared", "describe", "help_text", "key_payload", "keyword_parameters", "option", "setting",
-           "split_keywords"]
+__all__ = ["KeyRule", "declared", "declared_field", "describe", "field_default", "flag_of", "help_text", "key_payload",
+           "keyword_parameters", "setting", "split_keywords"]
 
 KeyRule = Literal["always", "never", "judge", "models"]
 KEY_RULES: tuple[KeyRule, ...] = typing.get_args(KeyRule)
@@ -76,7 +76,8 @@ def declared(cls: Any, *, exposed_only: bool = False) -> list[Field]:
     return [f for f in dataclasses.fields(cls) if "help" in f.metadata and (f.metadata["exposed"] or not exposed_only)]
 
 
-def _field(cls: Any, name: str) -> Field:
+def declared_field(cls: Any, name: str) -> Field:
+    """The field of setting ``name`` of ``cls``; an unknown name is a KeyError naming the closest."""
     for f in dataclasses.fields(cls):
         if f.name == name:
             return f
@@ -101,23 +102,6 @@ def help_text(f: Field) -> str:
 
 def flag_of(f: Field) -> str:
     return f.metadata.get("flag") or "--" + f.name.replace("_", "-")
-
-
-def option(cls: Any, name: str, default: Any = MISSING, **kwargs: Any) -> Any:
-    """The ``typer.Option`` of setting ``name`` of ``cls``: its flag, default and help, read off the field.
-
-    ``default`` overrides the field's (e.g. ``None`` where the CLI leaves the config to pick a
-    protocol-dependent default, or a string form such as ``"all"``).
-    """
-    import typer
-
-    f = _field(cls, name)
-    value = field_default(f) if default is MISSING else default
-    if value is MISSING:
-        value = ...
-    extra = {"metavar": f.metadata["metavar"]} if f.metadata.get("metavar") else {}
-    flags = (flag_of(f), f.metadata["short"]) if f.metadata.get("short") else (flag_of(f),)
-    return typer.Option(value, *flags, help=help_text(f), **extra, **kwargs)
 
 
 def key_payload(config: Any, *, judge: bool, models: bool) -> dict[str, Any]:

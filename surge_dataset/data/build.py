@@ -185,7 +185,7 @@ def build_dataset(
     Without ``queries.json`` (the authors' Drive folder lacks it), or with ``derive_queries``, the ``queries``
     config is derived from ``surveys.json`` (:mod:`.queries`) and marked as derived in the card and metadata.
     ``quizzes`` (default: a ``quizzes.jsonl`` beside the official files, if any) is pinned as the ``quizzes``
-    config (:mod:`surge_dataset.quiz.sets`); it stays out of the data fingerprint, and has its own.
+    config (:mod:`surge_dataset.data.quiz_sets`); it stays out of the data fingerprint, and has its own.
     """
     source, out = Path(source), Path(out)
     say = progress or (lambda message: logger.info(message))
@@ -197,7 +197,7 @@ def build_dataset(
     if derive_queries and "surveys" not in present:
         raise SurgeDataError(source, "deriving the queries needs surveys.json, which is not in this folder")
     derive = "surveys" in present and (derive_queries or "queries" not in present)
-    from surge_dataset.quiz.sets import pin_quiz_config, quiz_set_to_pin  # pydantic: only when building
+    from surge_dataset.data.quiz_sets import pin_quiz_config, quiz_set_to_pin  # pydantic: only when building
 
     quiz_set = quiz_set_to_pin(source / QUIZ_FILE if quizzes is None else Path(quizzes), "surveys" in present,
                                given=quizzes is not None)

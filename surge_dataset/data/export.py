@@ -102,7 +102,7 @@ def _export_quizzes(dataset: SurgeData, out: Path) -> None:
     when this dataset has none."""
     target = out / QUIZ_FILE
     if QUIZ_CONFIG in dataset.configs:
-        from surge_dataset.quiz.sets import load_quiz_set, write_quiz_file
+        from surge_dataset.data.quiz_sets import load_quiz_set, write_quiz_file
 
         write_quiz_file(target, load_quiz_set(dataset.path).questions)
     elif target.is_file():

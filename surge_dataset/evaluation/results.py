@@ -11,7 +11,6 @@ named by the name its caller gives (``NAME=PATH``), else ``config.system``, else
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +19,9 @@ from typing import Any
 from surge_dataset.core.errors import InputFileError
 from surge_dataset.core.io import file_sha256, read_json
 
-__all__ = ["NON_METRIC_KEYS", "SURVEY_KEY", "SystemResults", "check_results", "is_number", "load_results", "read_results",
+__all__ = ["NON_METRIC_KEYS", "SystemResults", "check_results", "is_number", "load_results", "read_results",
            "survey_sort_key", "unique_names"]
 
-#: A survey id as a results file's key (and a submission's folder name): digits, no sign, no leading zero.
-SURVEY_KEY = re.compile(r"0|[1-9][0-9]{0,8}")
 #: Per-survey keys of a results file that are not metric values.
 NON_METRIC_KEYS = frozenset({"counts", "diagnostics"})
 

@@ -15,6 +15,7 @@ reader reads is typed here.
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, Any
 
 from pydantic import (
@@ -31,11 +32,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from surge_dataset.evaluation.results import SURVEY_KEY
-
-__all__ = ["NAME_MAX", "DetailsRecord", "Name", "OpenRecord", "ResultsFile", "check_name", "invalid",
+__all__ = ["NAME_MAX", "SURVEY_KEY", "DetailsRecord", "Name", "OpenRecord", "ResultsFile", "check_name", "invalid",
            "refusal"]
 
+#: A survey id as a results file's key (and a submission's folder name): digits, no sign, no leading zero.
+SURVEY_KEY = re.compile(r"0|[1-9][0-9]{0,8}")
 #: The longest system name shown anywhere (table, card, messages).
 NAME_MAX = 100
 #: The pydantic error type of a refusal whose message is a whole sentence.

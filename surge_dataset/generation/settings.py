@@ -2,7 +2,7 @@
 
 :class:`GenerationConfig` holds what changes the generated text, and which surveys are generated;
 :class:`GenerationRunOptions` holds how a run goes, which never changes a word of it. The CLI options are
-read off these fields (flag, default, help, choices: ``settings.option``), and every check lives in the
+read off these fields (flag, default, help, choices: ``cli.options.option``), and every check lives in the
 ``__post_init__`` methods, so ``surge generate``, ``python -m surge_dataset.cli.generate`` and a library
 caller are checked alike. A wrong setting is a :class:`~surge_dataset.core.errors.SettingError` (a
 ``ValueError``; in the CLI one line and exit 2, as every ``SurgeError``).

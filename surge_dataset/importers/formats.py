@@ -220,8 +220,8 @@ def _autosurvey_reader(root: Path) -> Iterator[Item]:
 
 def _inspect_reader(root: Path) -> Iterator[Item]:
     """Inspect logs of ``surge/survey`` (a .eval/.json log or a folder of them); inspect_ai loads only for this
-    format (imported here: ``inspect.log_reader`` imports this package's parsers)."""
-    from surge_dataset.inspect.log_reader import read_inspect_logs
+    format (imported here: ``inspect_logs`` imports this package's parsers)."""
+    from surge_dataset.importers.inspect_logs import read_inspect_logs
 
     return read_inspect_logs(root)
 

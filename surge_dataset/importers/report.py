@@ -143,7 +143,7 @@ def import_outputs(
                                "matched_by": how, **record})
     result.surveys.sort(key=lambda s: s["survey_id"])
     if fmt == INSPECT_LOG and Path(source).is_file() and result.surveys:
-        from surge_dataset.inspect.results import write_inspect_results
+        from surge_dataset.importers.inspect_results import write_inspect_results
 
         result.results = str(out.with_name(out.name + ".results.json"))
         write_inspect_results(source, result.results, passages=out)

@@ -26,16 +26,20 @@ from typing import Any
 
 from surge_dataset.core.metadata import SURGE_BENCH_VERSION
 from surge_dataset.core.vocabulary import OFFICIAL
-from surge_dataset.inspect.prompts import INSPECT_PROMPTS_VERSION
+from surge_dataset.generation.inspect_prompts import INSPECT_PROMPTS_VERSION
+from surge_dataset.generation.inspect_survey import (
+    INFO_KEY,
+    MARKDOWN_KEY,
+    render_answer,
+    render_info,
+    sample_markdown,
+    survey_inputs,
+)
 from surge_dataset.inspect.scoring import SurveyScoring, inspect_judge
-from surge_dataset.inspect.survey import render_answer, render_info, survey_inputs
 
-__all__ = ["INFO_KEY", "MARKDOWN_KEY", "TASK_NAME", "sample_markdown", "survey", "surge_mean", "write_survey"]
+__all__ = ["TASK_NAME", "survey", "surge_mean", "write_survey"]
 
 TASK_NAME = "surge/survey"
-#: Where :func:`write_survey` keeps the evaluator's Markdown (and what the writer did) in a sample's store.
-MARKDOWN_KEY = "surge:markdown"
-INFO_KEY = "surge:render"
 
 
 def _local(path: str | Path | None) -> str | None:
@@ -44,12 +48,6 @@ def _local(path: str | Path | None) -> str | None:
     if path is None:
         return None
     return str(Path(path).resolve()) if Path(path).exists() else str(path)
-
-
-def sample_markdown(store: Any, completion: str, sample_metadata: dict[str, Any]) -> str:
-    """The evaluator's Markdown of a sample: what :func:`write_survey` stored, else the answer rendered now."""
-    stored = store.get(MARKDOWN_KEY) if store is not None else None
-    return stored if isinstance(stored, str) else render_answer(completion, sample_metadata).markdown
 
 
 def write_survey() -> Any:

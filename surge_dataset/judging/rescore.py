@@ -19,7 +19,7 @@ from typing import Any
 from surge_dataset.judging import JudgingError
 from surge_dataset.judging.agreement import JudgeRun
 
-__all__ = ["Rescoring", "estimate", "rescore", "rescore_configs"]
+__all__ = ["Rescoring", "rescore", "rescore_configs"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,16 +55,6 @@ def rescore_configs(run: JudgeRun, judge: str, metrics: Sequence[str] | None = N
                                "(relative to the results file, or to the folder the run started in)")
         plans.append(Rescoring(system, str(recorded["data"]), passages, config))
     return plans
-
-
-def estimate(plans: Sequence[Rescoring], *, per_1k: tuple[float, float] | None, run: Any) -> None:
-    """Print each system's ``--dry-run`` estimate: nothing is sent, nothing written."""
-    from surge_dataset.cli.cost import evaluate_dry_run
-    from surge_dataset.data.dataset import SurgeData
-
-    for plan in plans:
-        evaluate_dry_run(SurgeData.open(plan.data), plan.passages, plan.config, per_1k=per_1k, base_url=run.base_url,
-                         cache_dir=run.cache_dir)
 
 
 def rescore(plans: Sequence[Rescoring], out: str | Path, *, run: Any) -> list[Path]:

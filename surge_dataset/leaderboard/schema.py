@@ -5,6 +5,7 @@ submission manifest's schema (``submission.json``), on the pieces of that schema
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictInt, StrictStr, field_validator, model_validator
@@ -18,7 +19,13 @@ from surge_dataset.evaluation.schema import (
     invalid,
 )
 
-__all__ = ["FileEntry", "Manifest", "RankedResults"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "NAME_RE", "FileEntry", "Manifest", "RankedResults"]
+
+#: What ``submission.json`` says it is, and the layout version this surge-bench reads.
+FORMAT = "surge-submission"
+FORMAT_VERSION = 1
+#: A submission's system name (it becomes a folder name on the Hub).
+NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._+()-]{0,62}[A-Za-z0-9._+()-])?")
 
 
 class RankedResults(ResultsFile):
@@ -43,7 +50,7 @@ class FileEntry(OpenRecord):
 class Manifest(OpenRecord):
     """``submission.json`` (its layout rules, paths and limits: :mod:`.submission_rules`)."""
 
-    format: Literal["surge-submission"]
+    format: Literal["surge-submission"]  # FORMAT
     format_version: StrictInt
     name: Name
     surveys: list[StrictInt]
@@ -54,8 +61,6 @@ class Manifest(OpenRecord):
     @field_validator("name")
     @classmethod
     def _submission_name(cls, name: str) -> str:
-        from surge_dataset.leaderboard.submission_rules import NAME_RE
-
         if not NAME_RE.fullmatch(name):
             raise invalid(f"name {name!r} is not a system name (1-64 letters, digits, spaces, . _ + ( ) -)")
         return name
@@ -63,8 +68,6 @@ class Manifest(OpenRecord):
     @model_validator(mode="before")
     @classmethod
     def _what_it_is(cls, value: Any) -> Any:
-        from surge_dataset.leaderboard.submission_rules import FORMAT, FORMAT_VERSION
-
         if not isinstance(value, dict) or value.get("format") != FORMAT:
             raise invalid(f'not a surge-bench submission manifest (no "format": "{FORMAT}")')
         if value.get("format_version") != FORMAT_VERSION or type(value.get("format_version")) is not int:

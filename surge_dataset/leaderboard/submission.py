@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from surge_dataset.core.metadata import installed_versions
 from surge_dataset.core.output_folder import check_output_folder, replacing_output_folder
 from surge_dataset.evaluation.config import record_models
-from surge_dataset.evaluation.results import SURVEY_KEY
+from surge_dataset.evaluation.schema import SURVEY_KEY
 
 if TYPE_CHECKING:
     from surge_dataset.data.dataset import SurgeData
@@ -56,13 +56,12 @@ __all__ = [
     "pack_submission",
 ]
 
+from surge_dataset.leaderboard.schema import FORMAT, FORMAT_VERSION, NAME_RE
 from surge_dataset.leaderboard.submission_rules import (  # the rules both ways; public names re-exported
     ABSOLUTE_PATH_RE,
     DETAILS,
     ENTRY_RE,
     FILE_NAME_RE,
-    FORMAT,
-    FORMAT_VERSION,
     HUB_ARTEFACTS,
     HUB_FOLDER,
     LIMITS,
@@ -74,7 +73,6 @@ from surge_dataset.leaderboard.submission_rules import (  # the rules both ways;
     MAX_RESULTS_BYTES,
     MAX_SURVEY_FILE_BYTES,
     MAX_TOTAL_BYTES,
-    NAME_RE,
     PASSAGES,
     RESULTS,
     RESULTS_LOCATIONS,

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from surge_dataset.core.errors import SurgeError
 from surge_dataset.core.vocabulary import OFFICIAL
-from surge_dataset.evaluation.results import SURVEY_KEY
+from surge_dataset.evaluation.schema import SURVEY_KEY
+from surge_dataset.leaderboard.schema import RankedResults
 
 if TYPE_CHECKING:
     from surge_dataset.data.dataset import SurgeData
@@ -25,8 +26,6 @@ MANIFEST = "submission.json"
 RESULTS = "results.json"
 DETAILS = "details.jsonl"
 PASSAGES = "passages"
-FORMAT = "surge-submission"
-FORMAT_VERSION = 1
 #: Where a submission goes in the submissions dataset: ``submissions/<system-slug>/``.
 HUB_FOLDER = "submissions"
 
@@ -53,7 +52,6 @@ LIMITS: dict[str, int] = {
     "MAX_MANIFEST_BYTES": MAX_MANIFEST_BYTES, "MAX_TOTAL_BYTES": MAX_TOTAL_BYTES, "MAX_FILES": MAX_FILES,
 }
 
-NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._+()-]{0,62}[A-Za-z0-9._+()-])?")
 REPO_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 FILE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 ENTRY_RE = re.compile(rf"{re.escape(RESULTS)}|{re.escape(DETAILS)}|{PASSAGES}/(?:{SURVEY_KEY.pattern})/{FILE_NAME_RE.pattern}")
@@ -108,7 +106,6 @@ def check_results_record(label: str, record: Any, data: SurgeData | None) -> lis
     incomplete test split."""
     from surge_dataset.core.errors import InputFileError
     from surge_dataset.evaluation.results import check_results
-    from surge_dataset.leaderboard.schema import RankedResults
 
     try:
         check_results(label, record, RankedResults)

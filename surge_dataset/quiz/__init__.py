@@ -4,7 +4,7 @@ SurveyBench (arXiv 2510.03120) asks of a generated survey what a reader asks: ca
 expert survey teaches? Its quiz-based mode answers questions drawn from the human survey with the generated
 one. Here that is two parts, each with one home:
 
-* :mod:`.sets`     the quiz set as pinned data: one JSON line per question (``quizzes.jsonl``), checked on
+* :mod:`surge_dataset.data.quiz_sets` the quiz set as pinned data (data, so the dataset build reads it): one JSON line per question (``quizzes.jsonl``), checked on
   reading, fingerprinted, stored as the dataset's ``quizzes`` config by ``surge data build``;
 * :mod:`.writer`   ``surge data quiz``: an LLM writes the questions, one GT section at a time, each with the
   sentence it rests on; questions whose answer the quoted sentence does not carry are dropped and counted.

@@ -29,10 +29,10 @@ from pydantic import ValidationError
 
 from surge_dataset.core.records import Survey, gt_content_sections
 from surge_dataset.core.vocabulary import ALL_SPLITS, parse_ids
+from surge_dataset.data.quiz_sets import QuizQuestion, QuizSet, write_quiz_file
 from surge_dataset.llm.judge import Judge, JudgeRequest
 from surge_dataset.llm.prompts import QUIZ_WRITER_VERSION, get_prompt
 from surge_dataset.quiz.evidence import SUPPORT_SHARE, evidence_in, normalise_quote, support
-from surge_dataset.quiz.sets import QuizQuestion, QuizSet, write_quiz_file
 from surge_dataset.quiz.settings import QuizOptions
 from surge_dataset.scoring.judges import cut_section
 

@@ -9,7 +9,8 @@ so anyone can tell which results a table came from.
 
 Statistics (why these): surveys are the unit of sampling, so confidence intervals are percentile
 bootstraps of the mean over surveys. Significance is a two-sided *paired permutation test* (sign flips of
-the per-survey differences, ``scipy.stats.permutation_test``; exact when 2**n <= resamples, so it stays
+the per-survey differences, with ``scipy.stats.permutation_test``'s statistic and p-value, computed for every pair
+at once in :mod:`surge_dataset.core.stats`; exact when 2**n <= resamples, so it stays
 valid with the handful of surveys of a sample, where a bootstrap p-value is too optimistic); the interval
 of the difference (``ci_low``/``ci_high``) is a paired bootstrap. Pairing needs the same survey ids, so
 systems evaluated on different surveys are refused. The statistics are :mod:`surge_dataset.core.stats`'s, the

@@ -311,26 +311,32 @@ def _combine(merged: SystemResults, run: SystemResults) -> SystemResults:
                          failures=failures, averaging=averaging, parts=parts)
 
 
+def _same_data(first: SystemResults, second: SystemResults) -> bool:
+    """Whether two runs used the same shared settings and data window (an unrecorded window is not a known one)."""
+    from surge_dataset.evaluation.config import SHARED_SETTINGS
+
+    missing = object()
+    return all(first.config.get(name, missing) == second.config.get(name, missing)
+               for name in (*SHARED_SETTINGS, "data_window"))
+
+
 def merge_runs(systems: Sequence[SystemResults]) -> list[SystemResults]:
     """Results files of one system under the same settings, as one system: each column from the run that has it.
 
     Two files are runs of one system when they record the same ``config.system`` or, without one, the same
     passage folder (``config.passages``), and the same :data:`~surge_dataset.evaluation.config.SHARED_SETTINGS`
-    (protocol, aggregate, dataset, filters). A run joins another when every column both hold was computed under the
-    same model settings (so ``surge evaluate --metrics sqs,cqs --judge ...`` completes an objective run of the same
+    (protocol, aggregate, dataset, filters) and the same data window (``config.data_window``, a fresh split's
+    dates; a file that does not record one is not merged with a file that does). A run joins another when every
+    column both hold was computed under the same model settings (so ``surge evaluate --metrics sqs,cqs --judge ...`` completes an objective run of the same
     folder); runs whose shared columns used different models are alternatives and stay apart. The same column with
     different values under the same settings raises :class:`ReportError`. The merged system keeps the first file's
     name and path; ``parts`` lists every file. Files without a recorded system or passage folder are never merged.
     """
-    from surge_dataset.evaluation.config import SHARED_SETTINGS
-
     merged: list[SystemResults] = []
     for run in systems:
         identity = _identity(run)
-        shared = [run.config.get(name) for name in SHARED_SETTINGS]
         for k, other in enumerate(merged):
-            if identity is not None and _identity(other) == identity and \
-                    [other.config.get(name) for name in SHARED_SETTINGS] == shared and _joins(other, run):
+            if identity is not None and _identity(other) == identity and _same_data(other, run) and _joins(other, run):
                 merged[k] = _combine(other, run)
                 break
         else:

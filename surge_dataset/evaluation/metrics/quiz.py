@@ -21,12 +21,12 @@ from surge_dataset.scoring import quiz as scoring
 from surge_dataset.scoring.injection import injection_diagnostics
 
 if TYPE_CHECKING:
-    from surge_dataset.quiz.sets import QuizQuestion
+    from surge_dataset.data.quiz_sets import QuizQuestion
 
 
 def load_quiz_set(source: str) -> Any:
-    """:func:`surge_dataset.quiz.sets.load_quiz_set`, imported on first use (pydantic: not at registry load)."""
-    from surge_dataset.quiz.sets import load_quiz_set as load
+    """:func:`surge_dataset.data.quiz_sets.load_quiz_set`, imported on first use (pydantic: not at registry load)."""
+    from surge_dataset.data.quiz_sets import load_quiz_set as load
 
     return load(source)
 

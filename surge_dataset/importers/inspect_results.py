@@ -19,7 +19,7 @@ from surge_dataset.core.io import atomic_write_json
 from surge_dataset.evaluation.config import EvaluationConfig
 from surge_dataset.evaluation.prepare import package_versions
 from surge_dataset.evaluation.runner import average
-from surge_dataset.inspect.log_reader import inspect_log_files, log_provenance, surge_samples
+from surge_dataset.importers.inspect_logs import inspect_log_files, log_provenance, surge_samples
 
 __all__ = ["inspect_results", "write_inspect_results"]
 

@@ -1,7 +1,7 @@
 """The Inspect task's inputs and its model answers, without Inspect: topics -> prompts, answers -> Markdown.
 
 One sample per survey topic of a split. Its prompt is rendered by the prompt registry
-(:mod:`.prompts`); its metadata carries the survey id and, with a retrieval run, the labelled papers with
+(:mod:`.inspect_prompts`); its metadata carries the survey id and, with a retrieval run, the labelled papers with
 their exact corpus titles, so that a log alone is enough to write the survey again (the importer does).
 
 A model answer becomes the evaluator's Markdown by the baselines' writer: the answer is read by the
@@ -31,11 +31,17 @@ from surge_dataset.generation import (
     render_markdown,
 )
 from surge_dataset.generation.inputs import read_run_topk, usable_papers
-from surge_dataset.inspect.prompts import INSPECT_PROMPTS_VERSION, PAPERS_PROMPT, TOPIC_PROMPT, paper_lines
+from surge_dataset.generation.inspect_prompts import (
+    INSPECT_PROMPTS_VERSION,
+    PAPERS_PROMPT,
+    TOPIC_PROMPT,
+    paper_lines,
+)
 from surge_dataset.llm.prompts import get_prompt
 from surge_dataset.survey import SurveyNode, parse_survey
 
-__all__ = ["RENDER_INFO_KEYS", "draft_of", "render_answer", "render_info", "survey_inputs"]
+__all__ = ["INFO_KEY", "MARKDOWN_KEY", "RENDER_INFO_KEYS", "draft_of", "render_answer", "render_info", "sample_markdown",
+           "survey_inputs"]
 
 #: What :func:`render_answer` reports beside the Markdown (kept in each sample's store).
 RENDER_INFO_KEYS = ("references", "citations", "dropped_citations", "dropped_labels")
@@ -132,3 +138,14 @@ def render_info(rendered: RenderedSurvey) -> dict[str, Any]:
     """What the writer did, for the sample's store: references written, citations kept and dropped."""
     return {"references": len(rendered.references), "citations": rendered.citations,
             "dropped_citations": rendered.dropped_citations, "dropped_labels": list(rendered.dropped_labels)}
+
+
+#: Where the Inspect task's solver (:func:`surge_dataset.inspect.task.write_survey`) keeps the evaluator's Markdown (and what the writer did) in a sample's store.
+MARKDOWN_KEY = "surge:markdown"
+INFO_KEY = "surge:render"
+
+
+def sample_markdown(store: Any, completion: str, sample_metadata: dict[str, Any]) -> str:
+    """The evaluator's Markdown of a sample: what the task's solver stored, else the answer rendered now."""
+    stored = store.get(MARKDOWN_KEY) if store is not None else None
+    return stored if isinstance(stored, str) else render_answer(completion, sample_metadata).markdown

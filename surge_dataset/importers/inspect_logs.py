@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from surge_dataset.core.errors import SettingError
+from surge_dataset.generation.inspect_survey import MARKDOWN_KEY, sample_markdown
 from surge_dataset.importers.markdown import read_markdown
 from surge_dataset.importers.records import PeerDocument
-from surge_dataset.inspect.task import MARKDOWN_KEY, sample_markdown
 
 __all__ = ["EXCLUDED_FIELDS", "LogItem", "inspect_log_files", "log_provenance", "read_inspect_logs", "surge_samples"]
 

@@ -1,0 +1,63 @@
+"""The package's layers, as import contracts (pyproject's ``[tool.importlinter]``) checked by ``lint-imports``.
+
+import-linter reads every import, those inside functions included, so a lazy import that climbs a layer fails here
+as surely as one at the top of a file. The layers in pyproject and the layers the docs show
+(``docs/hooks.py`` ``LAYERS``, rendered as docs/reference/layout.md) are one list.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO_ROOT
+
+tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from Python 3.11")
+
+
+def _contracts() -> dict[str, dict]:
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    return {c["id"]: c for c in config["contracts"]}
+
+
+def _docs_layers():
+    spec = importlib.util.spec_from_file_location("docs_hooks", REPO_ROOT / "docs" / "hooks.py")
+    pytest.importorskip("mkdocs", reason="docs/hooks.py imports mkdocs (the docs extra)")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    return hooks
+
+
+def test_every_contract_is_kept():
+    """``lint-imports`` (no cache: a stale cache must not hide a new import) keeps every contract."""
+    linter = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
+    if linter is None:
+        pytest.skip("import-linter is not installed (the dev extra)")
+    out = subprocess.run([linter, "--no-cache"], capture_output=True, text=True, cwd=REPO_ROOT)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert "BROKEN" not in out.stdout and f"{len(_contracts())} kept, 0 broken" in out.stdout
+
+
+def test_the_layers_contract_is_the_documented_layers_and_covers_every_package():
+    hooks = _docs_layers()
+    documented = [" : ".join(f"surge_dataset.{p}" for p in packages) for _, _, packages in hooks.LAYERS]
+    assert _contracts()["layers"]["layers"] == documented
+    packages = {p.name for p in (REPO_ROOT / "surge_dataset").iterdir() if (p / "__init__.py").is_file()}
+    layered = {p for _, _, names in hooks.LAYERS for p in names}
+    assert packages == layered | set(hooks.OUTSIDE_LAYERS), packages ^ (layered | set(hooks.OUTSIDE_LAYERS))
+
+
+def test_the_forbidden_contracts_name_every_package_of_their_layers():
+    """The UI rule holds for every package below the products, the test-doubles rule for every product package: a
+    package added to a layer is added to these lists too."""
+    hooks = _docs_layers()
+    below_products = [f"surge_dataset.{p}" for _, _, names in hooks.LAYERS[2:] for p in names]
+    every_layer = [f"surge_dataset.{p}" for _, _, names in hooks.LAYERS for p in names]
+    contracts = _contracts()
+    assert sorted(contracts["ui"]["source_modules"]) == sorted(below_products)
+    assert sorted(contracts["testing"]["source_modules"]) == sorted(every_layer)
