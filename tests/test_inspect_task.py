@@ -27,10 +27,10 @@ from surge_dataset import SurgeData  # noqa: E402
 from surge_dataset.cli import app  # noqa: E402
 from surge_dataset.evaluation import compute  # noqa: E402
 from surge_dataset.generation.inspect_prompts import INSPECT_PROMPTS_VERSION, paper_lines  # noqa: E402
+from surge_dataset.generation.inspect_survey import INFO_KEY, MARKDOWN_KEY  # noqa: E402
 from surge_dataset.importers.inspect_logs import read_inspect_logs  # noqa: E402
 from surge_dataset.importers.inspect_results import write_inspect_results  # noqa: E402
 from surge_dataset.inspect._registry import survey  # noqa: E402
-from surge_dataset.generation.inspect_survey import INFO_KEY, MARKDOWN_KEY  # noqa: E402
 from surge_dataset.retrieval.runs import write_trec_run  # noqa: E402
 
 DEFAULT_METRICS = ("recall", "citation_accuracy", "shr", "rouge_bleu")
