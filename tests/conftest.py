@@ -15,6 +15,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# The CLI's output is read as it is off a terminal (tables as wide as their content, cli/console.py): a COLUMNS
+# or LINES exported by the shell, or set by pytest-xdist's workers (80x24), would wrap it. A test that wants a
+# width sets COLUMNS itself.
+for _size in ("COLUMNS", "LINES"):
+    os.environ.pop(_size, None)
 # evaluate's modules cache (where `surge metrics install` puts "surge/<name>") is a throw-away folder, set
 # before evaluate is imported (it reads the variable once), so tests never touch ~/.cache/huggingface/modules.
 if "HF_MODULES_CACHE" not in os.environ:
@@ -23,6 +28,13 @@ if "HF_MODULES_CACHE" not in os.environ:
     atexit.register(shutil.rmtree, _MODULES_CACHE, ignore_errors=True)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files holding a ``slow`` test run first (in-file order kept): with ``-n 2 --dist loadfile`` (scripts/test.sh)
+    the two workers then finish the long files early and together, not one of them at the end."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
 SAMPLE_DIR = REPO_ROOT / "examples" / "sample"
 SHARED_DIR = Path(os.environ.get("SURGE_SHARED_DIR", REPO_ROOT.parent / "shared"))
 

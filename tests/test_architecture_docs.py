@@ -94,6 +94,7 @@ print(failed)
 """
 
 
+@pytest.mark.slow
 def test_every_module_imports_alone_without_a_cycle():
     """Each module imported first (before any other of ours): a cycle shows up as an ImportError here."""
     out = subprocess.run([sys.executable, "-c", _IMPORT_EACH_FIRST, *_modules()], capture_output=True, text=True,

@@ -175,9 +175,9 @@ def test_a_gzipped_single_tex_and_a_plain_tex():
 
 @pytest.mark.parametrize("data, reason", [
     (MINIMAL_PDF, MALFORMED_ARCHIVE),
-    (gzip.compress(MINIMAL_PDF), MALFORMED_ARCHIVE),
+    (gzip.compress(MINIMAL_PDF, mtime=0), MALFORMED_ARCHIVE),
     (b"\x00\x01garbage" * 50, MALFORMED_ARCHIVE),
-    (gzip.compress(b"x" * 100)[:20], MALFORMED_ARCHIVE),  # truncated gzip
+    (gzip.compress(b"x" * 100, mtime=0)[:20], MALFORMED_ARCHIVE),  # truncated gzip
     (tar_gz({"README": "no source", "fig.pdf": MINIMAL_PDF}), NO_TEX),
     (tar_gz({"main.tex": _tex()}), NO_BIBLIOGRAPHY),
     (tar_gz({"main.tex": _tex(), "refs.bib": "% no entries\n"}), NO_BIBLIOGRAPHY),
@@ -186,7 +186,8 @@ def test_a_gzipped_single_tex_and_a_plain_tex():
     (tar_gz({"main.tex": "\\documentclass{article}\\begin{document}\\section\n\n\\end{document}",
              "main.bbl": bbl_text(REFERENCES)}), BROKEN_LATEX),
     (tar_gz({"a.tex": "\\section{A}", "b.tex": "\\section{B}"}), BROKEN_LATEX),  # no main file
-])
+], ids=["pdf", "gzipped-pdf", "garbage", "truncated-gzip", "no-tex", "no-bibliography", "empty-bib", "no-sections",
+        "broken-section", "no-main-file"])
 def test_unusable_eprints_raise_a_source_error_with_its_reason(data, reason):
     with pytest.raises(SourceError) as raised:
         read_eprint(data, name="2401.00003")

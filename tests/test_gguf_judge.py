@@ -52,6 +52,7 @@ def _small_generated_survey(data: SurgeData, out: Path) -> None:
     (out / "1" / "survey.md").write_text(text + "\n", encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_gguf_judge_sqs_cqs_end_to_end(sample_dataset, smollm_spec, smol_llm, tmp_path):
     data = SurgeData.open(sample_dataset)
     _small_generated_survey(data, tmp_path / "generated")

@@ -400,7 +400,7 @@ def test_the_ranges_results_are_checked_against_are_the_cards():
     """Each metric declares its keys' range once (value_range); every card's "Output values" says the same."""
     import re
 
-    from surge_dataset.evaluation.metric import UNCLIPPED_SLACK, registry, value_range
+    from surge_dataset.evaluation.catalogue import UNCLIPPED_SLACK, registry, value_range
 
     from .conftest import REPO_ROOT
 

@@ -109,6 +109,7 @@ def one_process(passages: dict[str, Path], model_args: list[str], tmp_path_facto
     return runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", ["clean", "damaged"])
 def test_two_processes_give_the_json_of_one(folder: str, passages: dict[str, Path], model_args: list[str],
                                             one_process: dict[str, tuple[int, Path, str]], tmp_path: Path) -> None:
@@ -156,6 +157,7 @@ main()
 """
 
 
+@pytest.mark.slow
 def test_a_run_killed_on_one_process_resumes_with_the_same_command(
         passages: dict[str, Path], model_args: list[str], one_process: dict[str, tuple[int, Path, str]],
         tmp_path: Path) -> None:

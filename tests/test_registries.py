@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from surge_dataset.core.registries import NameClashError, NameClashWarning
 from surge_dataset.core.vocabulary import IMPORT_FORMATS, ChoiceError, UnknownNameError
-from surge_dataset.evaluation import metric as metric_registry
-from surge_dataset.evaluation.metric import Metric, get_metric, register, registry, unregister
+from surge_dataset.evaluation.catalogue import get_metric, registry
+from surge_dataset.evaluation.metric import Metric, register, unregister
 from surge_dataset.generation import Generator, available_generators, get_generator, register_generator
 from surge_dataset.generation import generator as generator_registry
 from surge_dataset.importers import FORMATS, READERS, read_documents
@@ -244,7 +244,7 @@ def test_code_takes_a_built_in_metric_name_only_with_replace(metrics: dict) -> N
     assert type(get_metric("recall")) is MyRecall
     register(builtin, replace=True)
     register(builtin)  # the same class again: not a clash
-    assert metric_registry.get_metric("recall").name == "recall"
+    assert get_metric("recall").name == "recall"
 
 
 # ------------------------------------------------------------------------------------------- closest names

@@ -155,6 +155,7 @@ def test_objective_metrics_and_judge_inputs_equal_the_released_evaluator(parity_
         assert ours["average_counts"]["doc_acc"] == 6
 
 
+@pytest.mark.slow
 def test_rouge_bleu_equal_the_released_evaluator(parity_inputs, released_src, tmp_path):
     for system, ids in ROUGE_SURVEYS.items():
         folder = tmp_path / system

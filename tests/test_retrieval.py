@@ -158,6 +158,7 @@ def test_bm25_titles_recall_on_sample(data: SurgeData, bm25_dir: Path) -> None:
 # --------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_run_file_round_trips_through_ranx(tmp_path: Path) -> None:
     from ranx import Qrels, Run
     from ranx import evaluate as ranx_evaluate

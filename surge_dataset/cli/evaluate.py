@@ -18,7 +18,8 @@ from surge_dataset.cli.console import console, out_console
 from surge_dataset.cli.console import fail as _fail
 from surge_dataset.cli.data import open_data
 from surge_dataset.cli.options import data_option, settings_options
-from surge_dataset.evaluation.config import EvaluationConfig, RunOptions
+from surge_dataset.evaluation.config import EvaluationConfig
+from surge_dataset.evaluation.run_options import RunOptions
 
 __all__ = ["evaluate", "meta_eval", "print_results", "run_with_progress"]
 

@@ -15,7 +15,8 @@ from rich.text import Text
 
 from surge_dataset.cli.console import console, out_console
 from surge_dataset.cli.options import data_option, option
-from surge_dataset.evaluation.config import EvaluationConfig, RunOptions
+from surge_dataset.evaluation.config import EvaluationConfig
+from surge_dataset.evaluation.run_options import RunOptions
 
 __all__ = ["arena", "judge_agreement"]
 

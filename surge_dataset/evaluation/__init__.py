@@ -18,6 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from surge_dataset.core.records import gt_content_sections
+from surge_dataset.evaluation.catalogue import get_metric, registry
 from surge_dataset.evaluation.compute import (
     compute,  # eager: a lazy name equal to its module's would be shadowed by the module
 )
@@ -28,22 +29,13 @@ from surge_dataset.evaluation.config import (
     DTYPES,
     PROTOCOLS,
     EvaluationConfig,
-    RunOptions,
     default_metrics,
     parse_metrics,
     result_keys,
     skipped_without_judge,
 )
-from surge_dataset.evaluation.metric import (
-    Metric,
-    MetricOutput,
-    ModelSet,
-    Requests,
-    get_metric,
-    register,
-    registry,
-    unregister,
-)
+from surge_dataset.evaluation.metric import Metric, MetricOutput, ModelSet, Requests, register, unregister
+from surge_dataset.evaluation.run_options import RunOptions
 
 if TYPE_CHECKING:
     from surge_dataset.evaluation.models import PrefetchedEncoder, PrefetchedNLI, judge_report

@@ -21,12 +21,12 @@ from surge_dataset.core.settings import keyword_parameters, split_keywords
 from surge_dataset.core.vocabulary import parse_list
 from surge_dataset.evaluation.config import (
     EvaluationConfig,
-    RunOptions,
     pin_settings,
     result_keys,
     selected_metrics,
 )
 from surge_dataset.evaluation.metric import needed_models
+from surge_dataset.evaluation.run_options import RunOptions
 
 __all__ = ["NOT_KEYWORDS", "compute", "gt_survey", "inputs_description"]
 

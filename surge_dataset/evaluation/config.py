@@ -3,7 +3,7 @@
 Each setting is declared once, as a field made with :func:`~surge_dataset.core.settings.setting`: its help,
 choices and journal-key rule live there, and the CLI options of ``surge evaluate``, the keywords of
 :func:`~surge_dataset.evaluation.compute`, the ``evaluate`` cards' inputs text and the journal key are
-read off it. :class:`EvaluationConfig` holds what changes the numbers; :class:`RunOptions` how a run goes.
+read off it. :class:`EvaluationConfig` holds what changes the numbers; :class:`~.run_options.RunOptions` (its own module) how a run goes.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from surge_dataset.core.defaults import DEFAULT_EMBEDDING_MODEL, DEFAULT_NER_MODEL, DEFAULT_NLI_MODEL
@@ -41,7 +40,8 @@ from surge_dataset.core.vocabulary import (
     check_choice,
     parse_list,
 )
-from surge_dataset.evaluation.metric import Metric, get_metric, needed_models, registry
+from surge_dataset.evaluation.catalogue import get_metric, registry
+from surge_dataset.evaluation.metric import Metric, needed_models
 
 #: Fields of a results file's ``config`` that change the numbers of every metric: results differing in one are
 #: never compared or combined (the leaderboard's setting groups, ``surge report``'s merge of runs).
@@ -59,7 +59,6 @@ __all__ = [
     "PROTOCOLS",
     "SHARED_SETTINGS",
     "EvaluationConfig",
-    "RunOptions",
     "default_metrics",
     "judge_settings",
     "parse_metrics",
@@ -234,32 +233,6 @@ class EvaluationConfig:
             payload["metric_versions"] = versions
         text = json.dumps({**payload, "data": data_fingerprint}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-@dataclass
-class RunOptions:
-    """How an evaluation run goes: never changes a number, so never in the journal key or the results' config."""
-
-    batch_size: int = setting(32, key="never", help="Model batch size (NLI, embedder, NER).")
-    cache_dir: Path | None = setting(
-        None, key="never", help="Model-output cache folder (default $SURGE_CACHE or ~/.cache/surge).")
-    base_url: str | None = setting(
-        None, key="never", help="OpenAI-compatible server for openai: judges (vLLM, llama.cpp).")
-    judge_concurrency: int = setting(8, key="never", help="Judge requests in flight at once (openai: judges).")
-    judge_timeout: float = setting(120.0, key="never", help="Seconds per judge request before it is retried.")
-    judge_batch_size: int = setting(8, key="never", help="Prompts per batch for hf:/gguf: judges.")
-    bib_base_url: list[str] = setting(
-        default_factory=list, key="never", metavar="SERVICE=URL", cli_type=list[str],
-        help="Base URL of a bibliographic service (repeatable), for a mirror or a test server, e.g. "
-             "openalex=http://127.0.0.1:8000.")
-    bib_rate_limit: list[str] = setting(
-        default_factory=list, key="never", metavar="SERVICE=N", cli_type=list[str],
-        help="Requests per second to a bibliographic service (repeatable; defaults: openalex 10, semanticscholar "
-             "1, arxiv 0.34, crossref 5).")
-    bib_timeout: float = setting(30.0, key="never", help="Seconds per bibliographic request before it is retried.")
-    bib_max_retries: int = setting(
-        4, key="never", help="Retries of a bibliographic request after a 429, a 5xx or a network error.")
-    bib_concurrency: int = setting(4, key="never", help="Bibliographic requests in flight at once, per service.")
 
 
 def parse_metrics(text: str | Sequence[str], *, judge: bool = False) -> list[str]:

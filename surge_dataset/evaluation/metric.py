@@ -10,14 +10,11 @@ for ``evaluate`` (see docs/architecture.md).
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from surge_dataset.core.vocabulary import MODEL_KINDS, UnknownNameError
+from surge_dataset.core.vocabulary import MODEL_KINDS
 
 if TYPE_CHECKING:
     from surge_dataset.evaluation.config import EvaluationConfig
@@ -29,11 +26,10 @@ __all__ = [
     "MetricOutput",
     "ModelSet",
     "Requests",
-    "get_metric",
+    "REGISTERED",
     "needed_models",
     "register",
-    "registry",
-    "value_range",
+    "unregister",
 ]
 
 ENTRY_POINT_GROUP = "surge.metrics"
@@ -177,48 +173,14 @@ class Metric:
         return f"<metric {self.name}: {', '.join(self.keys)}>"
 
 
-#: How far outside its range an unclipped value may stray (a share of the range's width).
-UNCLIPPED_SLACK = 0.25
-
-
-def value_range(key: str) -> tuple[float, float] | None:
-    """The values a result key may take, as its card gives them: ``<key>_std`` (judge repeats, ddof=1) at most
-    half the range's width times sqrt(2); an unclipped metric's range widened by :data:`UNCLIPPED_SLACK`.
-    None for a key no registered metric declares a range for."""
-    metrics = tuple(registry().values())
-    if _RANGES.get("registry") != metrics:  # read once per registry state: a results file asks per survey and key
-        _RANGES.clear()
-        _RANGES["registry"] = metrics
-    if key not in _RANGES:
-        _RANGES[key] = _declared_range(key, metrics)
-    return _RANGES[key]
-
-
-_RANGES: dict[str, Any] = {}
-
-
-def _declared_range(key: str, metrics: Sequence[Metric]) -> tuple[float, float] | None:
-    for metric in metrics:
-        for base in (key, key.removesuffix("_std")):
-            if base in metric.keys or base == metric.weighted_key:
-                declared = metric.key_ranges.get(base, metric.value_range)
-                if declared is None:
-                    return None
-                low, high = declared
-                if base != key:
-                    return (0.0, (high - low) / 2**0.5) if metric.judged else None
-                slack = 0.0 if metric.clipped else UNCLIPPED_SLACK * (high - low)
-                return low - slack, high + slack
-    return None
-
-
 def needed_models(metrics: Sequence[Metric], config: EvaluationConfig) -> set[str]:
     """The model kinds the selected metrics need under ``config`` (``corpus`` is not a model)."""
     return set().union(*(m.active_needs(config) for m in metrics)) - {"corpus"}
 
 
-_REGISTRY: dict[str, Metric] = {}
-_LOADED = False
+#: The metrics registered so far, by name. Read :func:`surge_dataset.evaluation.catalogue.registry` instead: it
+#: first registers the built-in metrics and the entry points, and keeps the cards' order.
+REGISTERED: dict[str, Metric] = {}
 
 
 def register(metric: type[Metric] | Metric, *, replace: bool = False) -> Any:
@@ -238,7 +200,7 @@ def register(metric: type[Metric] | Metric, *, replace: bool = False) -> Any:
     unknown = set(instance.needs) - {*MODEL_KINDS, "corpus"}
     if unknown:
         raise ValueError(f"metric {instance.name!r} needs unknown model kinds {sorted(unknown)}; known: {MODEL_KINDS}")
-    existing = _REGISTRY.get(instance.name)
+    existing = REGISTERED.get(instance.name)
     if existing is not None and type(existing) is not type(instance):
         where = {"group": ENTRY_POINT_GROUP, "builtin_modules": [f"{__package__}.metrics"]}
         if not settle_registration(
@@ -247,41 +209,14 @@ def register(metric: type[Metric] | Metric, *, replace: bool = False) -> Any:
             pick="register({target}, replace=True) before the registry is first read",
         ):
             return metric
-    taken = {key: other.name for other in _REGISTRY.values() if other.name != instance.name for key in other.keys}
+    taken = {key: other.name for other in REGISTERED.values() if other.name != instance.name for key in other.keys}
     clash = [key for key in instance.keys if key in taken]
     if clash:
         raise ValueError(f"metric {instance.name!r} writes keys already written by {taken[clash[0]]!r}: {clash}")
-    _REGISTRY[instance.name] = instance
+    REGISTERED[instance.name] = instance
     return metric
 
 
 def unregister(name: str) -> None:
     """Remove a metric (tests and notebooks that register toy metrics clean up with this)."""
-    _REGISTRY.pop(name, None)
-
-
-def registry() -> dict[str, Metric]:
-    """Every known metric by name, in registration order (built-ins first, then entry points)."""
-    global _LOADED
-    if not _LOADED:
-        _LOADED = True
-        from surge_dataset.evaluation import metrics as builtin
-
-        for module in pkgutil.iter_modules(builtin.__path__):
-            importlib.import_module(f"{builtin.__name__}.{module.name}")
-        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-            register(entry.load())
-    if list(_REGISTRY) != sorted(_REGISTRY, key=lambda n: _REGISTRY[n].order):
-        ordered = sorted(_REGISTRY.values(), key=lambda m: m.order)  # stable: ties keep registration order
-        _REGISTRY.clear()
-        _REGISTRY.update((m.name, m) for m in ordered)
-    return _REGISTRY
-
-
-def get_metric(name: str) -> Metric:
-    """The registered metric ``name``; :class:`~surge_dataset.core.vocabulary.UnknownNameError` (a ``KeyError``)
-    naming the closest registered name otherwise."""
-    try:
-        return registry()[name]
-    except KeyError:
-        raise UnknownNameError("metric", name, registry()) from None
+    REGISTERED.pop(name, None)

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from surge_dataset.core.vocabulary import MODEL_KINDS
-from surge_dataset.evaluation.config import RunOptions
 from surge_dataset.evaluation.metric import ModelSet
+from surge_dataset.evaluation.run_options import RunOptions
 
 __all__ = ["MODEL_OPTIONS", "LazyModel", "PrefetchedEncoder", "PrefetchedNLI", "build_models", "is_built", "judge_report",
            "model_factories", "model_needs", "unwrap"]

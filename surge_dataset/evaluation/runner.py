@@ -19,7 +19,6 @@ from surge_dataset.data.dataset import SurgeData
 from surge_dataset.data.filters import SurveyFilter, split_entries
 from surge_dataset.evaluation.config import (
     EvaluationConfig,
-    RunOptions,
     judge_settings,
     pin_settings,
     record_models,
@@ -38,6 +37,7 @@ from surge_dataset.evaluation.prepare import (
     prepare_survey,
     survey_counts,
 )
+from surge_dataset.evaluation.run_options import RunOptions
 from surge_dataset.evaluation.summary import (
     average_results,
     averaging_notes,

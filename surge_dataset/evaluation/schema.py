@@ -6,7 +6,7 @@
 
 Refused, each with one line naming the file, the record and the field (:func:`refusal`): a value of the wrong type
 (a list survey id, a string ``number``, a dict ``heading``, a bool ``doc_id``), a score that is a string, not finite
-or outside its metric card's range (:func:`surge_dataset.evaluation.metric.value_range`), diagnostics or failures
+or outside its metric card's range (:func:`surge_dataset.evaluation.catalogue.value_range`), diagnostics or failures
 that are not objects, a survey key that is not a survey id, a system name that is not plain text of at most
 :data:`NAME_MAX` characters. Unknown fields are allowed (results carry more than any reader reads), but every field a
 reader reads is typed here.
@@ -104,7 +104,7 @@ class SurveyRecord(OpenRecord):
 
     @model_validator(mode="after")
     def _in_range(self) -> SurveyRecord:
-        from surge_dataset.evaluation.metric import value_range
+        from surge_dataset.evaluation.catalogue import value_range
 
         for key, value in (self.__pydantic_extra__ or {}).items():
             bounds = value_range(key) if value is not None else None

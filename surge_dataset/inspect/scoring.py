@@ -19,9 +19,9 @@ from dataclasses import asdict
 from typing import Any
 
 from surge_dataset.core.vocabulary import ENCODER, JUDGE, NER, NLI
+from surge_dataset.evaluation.catalogue import get_metric
 from surge_dataset.evaluation.compute import compute
 from surge_dataset.evaluation.config import EvaluationConfig, parse_metrics, pin_settings
-from surge_dataset.evaluation.metric import get_metric
 from surge_dataset.evaluation.models import LazyModel, model_factories
 from surge_dataset.llm.base import BackendSpec, Completion, Conversation, GenerationSettings, LLMStats
 

@@ -193,7 +193,7 @@ def data_window_text(config: dict[str, Any]) -> str:
 
 def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any], warnings: list[str], *,
           title: str, seed: int, resamples: int) -> dict[str, Any]:
-    from surge_dataset.evaluation.metric import registry
+    from surge_dataset.evaluation.catalogue import registry
     from surge_dataset.leaderboard.verify import metric_of
     from surge_dataset.retrieval.evaluation import TABLE3
 

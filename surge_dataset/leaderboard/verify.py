@@ -225,8 +225,8 @@ def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any,
     surveys in ``passages`` against ``data``; ``models``: ``NAME=PATH`` local copies (``--model``)."""
     from surge_dataset.core.errors import SurgeError
     from surge_dataset.evaluation import evaluate_run
-    from surge_dataset.evaluation.config import RunOptions
     from surge_dataset.evaluation.models import model_factories
+    from surge_dataset.evaluation.run_options import RunOptions
     from surge_dataset.leaderboard.submission_rules import strip_local_paths
     from surge_dataset.models.base import resolve_device
 

@@ -38,7 +38,7 @@ SHOWN = 3
 
 
 def _options(config: Any) -> Any:
-    from surge_dataset.evaluation.config import RunOptions
+    from surge_dataset.evaluation.run_options import RunOptions
     from surge_dataset.references import ChainOptions, current_session
 
     session = current_session()

@@ -1,0 +1,84 @@
+"""The metric registry as read: the built-in metrics (every module of :mod:`surge_dataset.evaluation.metrics`) and
+the ``surge.metrics`` entry points registered on first read, in the cards' order; a metric by name; the range
+each result key may take.
+
+Kept apart from :mod:`.metric` (the interface and :func:`~.metric.register`), which every metric module imports:
+this module imports the metric modules, so the two directions never meet in one module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Sequence
+from importlib import metadata
+from typing import Any
+
+from surge_dataset.core.vocabulary import UnknownNameError
+from surge_dataset.evaluation.metric import ENTRY_POINT_GROUP, REGISTERED, Metric, register
+
+__all__ = ["UNCLIPPED_SLACK", "get_metric", "registry", "value_range"]
+
+_LOADED = False
+
+
+def registry() -> dict[str, Metric]:
+    """Every known metric by name, in registration order (built-ins first, then entry points)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        from surge_dataset.evaluation import metrics as builtin
+
+        for module in pkgutil.iter_modules(builtin.__path__):
+            importlib.import_module(f"{builtin.__name__}.{module.name}")
+        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            register(entry.load())
+    if list(REGISTERED) != sorted(REGISTERED, key=lambda n: REGISTERED[n].order):
+        ordered = sorted(REGISTERED.values(), key=lambda m: m.order)  # stable: ties keep registration order
+        REGISTERED.clear()
+        REGISTERED.update((m.name, m) for m in ordered)
+    return REGISTERED
+
+
+def get_metric(name: str) -> Metric:
+    """The registered metric ``name``; :class:`~surge_dataset.core.vocabulary.UnknownNameError` (a ``KeyError``)
+    naming the closest registered name otherwise."""
+    try:
+        return registry()[name]
+    except KeyError:
+        raise UnknownNameError("metric", name, registry()) from None
+
+
+#: How far outside its range an unclipped value may stray (a share of the range's width).
+UNCLIPPED_SLACK = 0.25
+
+
+def value_range(key: str) -> tuple[float, float] | None:
+    """The values a result key may take, as its card gives them: ``<key>_std`` (judge repeats, ddof=1) at most
+    half the range's width times sqrt(2); an unclipped metric's range widened by :data:`UNCLIPPED_SLACK`.
+    None for a key no registered metric declares a range for."""
+    metrics = tuple(registry().values())
+    if _RANGES.get("registry") != metrics:  # read once per registry state: a results file asks per survey and key
+        _RANGES.clear()
+        _RANGES["registry"] = metrics
+    if key not in _RANGES:
+        _RANGES[key] = _declared_range(key, metrics)
+    return _RANGES[key]
+
+
+_RANGES: dict[str, Any] = {}
+
+
+def _declared_range(key: str, metrics: Sequence[Metric]) -> tuple[float, float] | None:
+    for metric in metrics:
+        for base in (key, key.removesuffix("_std")):
+            if base in metric.keys or base == metric.weighted_key:
+                declared = metric.key_ranges.get(base, metric.value_range)
+                if declared is None:
+                    return None
+                low, high = declared
+                if base != key:
+                    return (0.0, (high - low) / 2**0.5) if metric.judged else None
+                slack = 0.0 if metric.clipped else UNCLIPPED_SLACK * (high - low)
+                return low - slack, high + slack
+    return None
