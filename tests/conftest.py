@@ -29,12 +29,6 @@ if "HF_MODULES_CACHE" not in os.environ:
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Files holding a ``slow`` test run first (in-file order kept): with ``-n 2 --dist loadfile`` (scripts/test.sh)
-    the two workers then finish the long files early and together, not one of them at the end."""
-    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
 SAMPLE_DIR = REPO_ROOT / "examples" / "sample"
 SHARED_DIR = Path(os.environ.get("SURGE_SHARED_DIR", REPO_ROOT.parent / "shared"))
 

@@ -8,6 +8,7 @@ as surely as one at the top of a file. The layers in pyproject and the layers th
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -33,14 +34,36 @@ def _docs_layers():
     return hooks
 
 
-def test_every_contract_is_kept():
-    """``lint-imports`` (no cache: a stale cache must not hide a new import) keeps every contract."""
+def _linter() -> str:
     linter = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
     if linter is None:
         pytest.skip("import-linter is not installed (the dev extra)")
-    out = subprocess.run([linter, "--no-cache"], capture_output=True, text=True, cwd=REPO_ROOT)
+    return linter
+
+
+def test_every_contract_is_kept():
+    """``lint-imports`` (no cache: a stale cache must not hide a new import) keeps every contract."""
+    out = subprocess.run([_linter(), "--no-cache"], capture_output=True, text=True, cwd=REPO_ROOT)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert "BROKEN" not in out.stdout and f"{len(_contracts())} kept, 0 broken" in out.stdout
+
+
+def test_the_cycle_contract_sees_a_cycle_made_inside_a_function(tmp_path):
+    """Our acyclic contract, on a package of two modules where one imports the other at the top and the other
+    imports it back inside a function (the import no import-time check would see): broken."""
+    package = tmp_path / "surge_dataset" / "evaluation"
+    package.mkdir(parents=True)
+    for folder in (package.parent, package):
+        (folder / "__init__.py").write_text("")
+    (package / "a.py").write_text("from surge_dataset.evaluation.b import B\nA = 1\n")
+    (package / "b.py").write_text("B = 2\n\n\ndef later():\n    from surge_dataset.evaluation.a import A\n    return A\n")
+    contract = _contracts()["acyclic"]
+    (tmp_path / ".importlinter").write_text(
+        "[importlinter]\nroot_package = surge_dataset\n\n[importlinter:contract:acyclic]\n"
+        f"name = {contract['name']}\ntype = {contract['type']}\nancestors =\n    surge_dataset\n")
+    out = subprocess.run([_linter(), "--no-cache"], capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert out.returncode == 1 and "BROKEN" in out.stdout, out.stdout[-3000:] + out.stderr[-2000:]
 
 
 def test_the_layers_contract_is_the_documented_layers_and_covers_every_package():
