@@ -69,8 +69,8 @@ def test_cli_compares_runs_given_as_folders(tmp_path):
 
 def test_human_agreement_uses_within_survey_ranks():
     human = {0: {"A": 1, "B": 2, "C": 3}, 1: {"A": 1, "B": 2, "C": 3}}
-    systems = {s: {int(i): {"m": v} for i, v in per.items()} for s, per in SCORES.items()}
-    figures = human_agreement(human, systems, ["m"], resamples=100)["m"]["with_gt"]
+    systems = {s: {int(i): {"shr": v} for i, v in per.items()} for s, per in SCORES.items()}
+    figures = human_agreement(human, systems, ["shr"], resamples=100)["shr"]["with_gt"]
     assert figures["kendall_tau"] == 1.0 and figures["mean_abs_diff"] == 0.0 and figures["krippendorff_alpha"] == 1.0
 
 
@@ -81,12 +81,12 @@ def test_meta_eval_adds_agreement_and_keeps_table_2(tmp_path):
     paths = []
     for system, per in SCORES.items():
         path = tmp_path / f"{system}.json"
-        path.write_text(json.dumps({"surveys": {i: {"m": v, "counts": {}, "diagnostics": []} for i, v in per.items()}}))
+        path.write_text(json.dumps({"surveys": {i: {"shr": v, "counts": {}, "diagnostics": []} for i, v in per.items()}}))
         paths.append(str(path))
     out = tmp_path / "meta.json"
     result = CliRunner().invoke(surge, ["meta-eval", "--human", str(tmp_path / "human.csv"), "--out", str(out), *paths])
     assert result.exit_code == 0, result.output
-    saved = json.loads(out.read_text())["m"]
+    saved = json.loads(out.read_text())["shr"]
     assert saved["without_gt"]["kendall_tau"] == pytest.approx((1 + 1 / 3) / 2)  # per survey, as before
     # mean human ranks A 1.5, B 1.5, C 3 (a tie) vs the metric's A 1, B 2, C 3: tau-b = 2 / sqrt(2 * 3);
     # per survey the ranks differ only on survey 1 (A and B swapped): mean |difference| 2/6

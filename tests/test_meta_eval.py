@@ -30,7 +30,7 @@ def files(tmp_path):
     (tmp_path / "human.csv").write_text(HUMAN)
     paths = []
     for system, values in SCORES.items():
-        surveys = {str(i): {"m": v, "counts": {"references": 3}, "diagnostics": []} for i, v in values.items()}
+        surveys = {str(i): {"shr": v, "counts": {"references": 3}, "diagnostics": []} for i, v in values.items()}
         path = tmp_path / f"{system}.json"
         path.write_text(json.dumps({"surveys": surveys}))
         paths.append(f"{system}={path}")
@@ -40,21 +40,21 @@ def files(tmp_path):
 def test_hand_computed_correlations(files):
     human, paths = files
     result = meta_evaluate(read_human_rankings(human), load_results(paths))
-    assert set(result) == {"m"}
+    assert set(result) == {"shr"}
     # survey 0 with GT: metric order GT>B>A>C vs human GT>A>B>C: 1 discordant pair of 6 -> tau 4/6;
     # rho = 1 - 6*2/(4*15) = 0.8. Survey 1 agrees fully (1, 1).
-    assert result["m"]["with_gt"] == {"kendall_tau": pytest.approx((4 / 6 + 1) / 2),
+    assert result["shr"]["with_gt"] == {"kendall_tau": pytest.approx((4 / 6 + 1) / 2),
                                       "spearman_rho": pytest.approx(0.9), "surveys": 2, "skipped": 1}
     # without GT: survey 0 B>A>C vs A>B>C -> tau 1/3, rho 1 - 6*2/(3*8) = 0.5
-    assert result["m"]["without_gt"] == {"kendall_tau": pytest.approx((1 / 3 + 1) / 2),
+    assert result["shr"]["without_gt"] == {"kendall_tau": pytest.approx((1 / 3 + 1) / 2),
                                          "spearman_rho": pytest.approx(0.75), "surveys": 2, "skipped": 1}
 
 
 def test_without_gt_results_the_with_variant_is_undefined(files):
     human, paths = files
     result = meta_evaluate(read_human_rankings(human), load_results([p for p in paths if not p.startswith("GT=")]))
-    assert result["m"]["with_gt"]["kendall_tau"] is None
-    assert result["m"]["without_gt"]["kendall_tau"] == pytest.approx(2 / 3)
+    assert result["shr"]["with_gt"]["kendall_tau"] is None
+    assert result["shr"]["without_gt"]["kendall_tau"] == pytest.approx(2 / 3)
 
 
 def test_bad_csv_is_a_clear_error(tmp_path):
@@ -73,7 +73,7 @@ def test_cli_meta_eval(files, tmp_path):
     result = CliRunner().invoke(app, ["meta-eval", "--human", str(human), "--out", str(out), "--results", *paths])
     assert result.exit_code == 0, result.output
     assert "0.833" in result.output and "0.667" in result.output
-    assert json.loads(out.read_text())["m"]["with_gt"]["spearman_rho"] == pytest.approx(0.9)
+    assert json.loads(out.read_text())["shr"]["with_gt"]["spearman_rho"] == pytest.approx(0.9)
 
 
 def test_meta_eval_takes_the_quiz_like_any_metric(sample_dataset, tmp_path, monkeypatch):

@@ -17,7 +17,7 @@ from typing import Any
 from surge_dataset.core.vocabulary import UnknownNameError
 from surge_dataset.evaluation.metric import ENTRY_POINT_GROUP, REGISTERED, Metric, register
 
-__all__ = ["UNCLIPPED_SLACK", "get_metric", "registry", "value_range"]
+__all__ = ["UNCLIPPED_SLACK", "get_metric", "metric_of_key", "registry", "value_range"]
 
 _LOADED = False
 
@@ -47,6 +47,17 @@ def get_metric(name: str) -> Metric:
         return registry()[name]
     except KeyError:
         raise UnknownNameError("metric", name, registry()) from None
+
+
+def metric_of_key(key: str) -> Metric | None:
+    """The registered metric that writes the per-survey result key ``key`` (one of its ``keys``, its weighted key,
+    or ``<key>_std`` over judge repeats); None for a key no registered metric declares. The one rule of which keys
+    a results file may hold: a reader shows no value under a key that no metric declares."""
+    base = key.removesuffix("_std")
+    for metric in registry().values():
+        if key in metric.keys or key == metric.weighted_key or (base != key and base in metric.keys):
+            return metric
+    return None
 
 
 #: How far outside its range an unclipped value may stray (a share of the range's width).

@@ -37,7 +37,9 @@ from surge_dataset.evaluation.prepare import (
     prepare_survey,
     survey_counts,
 )
+from surge_dataset.evaluation.results import check_results
 from surge_dataset.evaluation.run_options import RunOptions
+from surge_dataset.evaluation.schema import WrittenResults
 from surge_dataset.evaluation.summary import (
     average_results,
     averaging_notes,
@@ -289,5 +291,8 @@ def evaluate_run(
     if details_path is not None:
         lines = [json.dumps(d, ensure_ascii=False) for i in sorted(finished) if i not in left_out for d in finished[i].get("details", [])]
         atomic_write_text(details_path, "\n".join(lines) + ("\n" if lines else ""))
+    # checked as every reader will check it, before it exists: a field the schema does not declare is a bug here,
+    # never a file that a reader later refuses
+    check_results(out, results, WrittenResults)
     atomic_write_json(out, results)
     return results

@@ -6,10 +6,17 @@
 
 Refused, each with one line naming the file, the record and the field (:func:`refusal`): a value of the wrong type
 (a list survey id, a string ``number``, a dict ``heading``, a bool ``doc_id``), a score that is a string, not finite
-or outside its metric card's range (:func:`surge_dataset.evaluation.catalogue.value_range`), diagnostics or failures
-that are not objects, a survey key that is not a survey id, a system name that is not plain text of at most
-:data:`NAME_MAX` characters. Unknown fields are allowed (results carry more than any reader reads), but every field a
-reader reads is typed here.
+or outside its metric card's range (:func:`surge_dataset.evaluation.catalogue.value_range`), a per-survey key that no
+registered metric declares (:func:`~surge_dataset.evaluation.catalogue.metric_of_key`: a table never shows a column a
+results file made up), a count that is not an integer in ``[0, COUNT_MAX]``, diagnostics or failures that are not
+objects, a survey key that is not a survey id, a system name that is not plain text of at most :data:`NAME_MAX`
+characters.
+
+Two strengths. :class:`ResultsFile`, what every reader checks: a survey's record is closed, the file's other parts
+may carry fields a newer writer added (never read). :class:`WrittenResults`, what ``surge evaluate`` checks before it
+writes and ``surge submit`` and the leaderboard check before they trust a file: closed throughout, every top-level
+and ``config`` field one that the runner writes (:data:`RESULTS_FIELDS`, :data:`RUN_RECORD_FIELDS` and the
+settings of :class:`~surge_dataset.evaluation.config.EvaluationConfig`).
 """
 
 from __future__ import annotations
@@ -32,13 +39,22 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-__all__ = ["NAME_MAX", "SURVEY_KEY", "DetailsRecord", "Name", "OpenRecord", "ResultsFile", "check_name", "invalid",
-           "refusal"]
+__all__ = ["COUNT_MAX", "NAME_MAX", "RESULTS_FIELDS", "RUN_RECORD_FIELDS", "SURVEY_KEY", "DetailsRecord", "Name",
+           "OpenRecord", "ResultsFile", "WrittenResults", "check_name", "invalid", "refusal"]
 
 #: A survey id as a results file's key (and a submission's folder name): digits, no sign, no leading zero.
 SURVEY_KEY = re.compile(r"0|[1-9][0-9]{0,8}")
 #: The longest system name shown anywhere (table, card, messages).
 NAME_MAX = 100
+#: The largest count a results file may hold: far above any survey's references or citations, and small enough that
+#: every reader's arithmetic (int64 Parquet columns, sums over surveys, formatting) stays exact and cheap.
+COUNT_MAX = 10**12
+#: The top-level fields ``surge evaluate`` writes (:func:`~surge_dataset.evaluation.runner.evaluate_run`).
+RESULTS_FIELDS = frozenset({"config", "surveys", "average", "average_counts", "failures", "excluded", "averaging",
+                            "references", "judge", "fingerprints"})
+#: The ``config`` fields ``surge evaluate`` writes besides the evaluation settings themselves.
+RUN_RECORD_FIELDS = frozenset({"data", "data_fingerprint", "data_window", "data_survey_dates", "passages", "versions",
+                               "num_processes", "model_work", "judge_settings", "models", "system"})
 #: The pydantic error type of a refusal whose message is a whole sentence.
 REFUSAL = "surge_refusal"
 
@@ -70,6 +86,7 @@ Name = Annotated[StrictStr, AfterValidator(check_name)]
 Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 Score = Number | None
 Text = Annotated[StrictStr, Field(max_length=100_000)]
+Count = Annotated[StrictInt, Field(ge=0, le=COUNT_MAX)]
 
 
 class OpenRecord(BaseModel):
@@ -96,17 +113,20 @@ class ModelRecord(OpenRecord):
 
 
 class SurveyRecord(OpenRecord):
-    """One survey's scores: every field but ``counts`` and ``diagnostics`` is a metric value."""
+    """One survey's scores: every field but ``counts`` and ``diagnostics`` is a registered metric's value."""
 
     __pydantic_extra__: dict[str, Score] = Field(init=False)  # type: ignore[assignment]
-    counts: dict[StrictStr, StrictInt | None] = {}
+    counts: dict[Annotated[StrictStr, Field(max_length=100)], Count | None] = {}
     diagnostics: list[Diagnostic] = []
 
     @model_validator(mode="after")
     def _in_range(self) -> SurveyRecord:
-        from surge_dataset.evaluation.catalogue import value_range
+        from surge_dataset.evaluation.catalogue import metric_of_key, value_range
 
         for key, value in (self.__pydantic_extra__ or {}).items():
+            if metric_of_key(key) is None:
+                raise invalid(f"{key!r} is not a result key of any registered metric (a metric of a plugin that is not "
+                              "installed here?); a results file holds metric values, counts and diagnostics only")
             bounds = value_range(key) if value is not None else None
             if bounds is not None and not _within(value, *bounds):
                 raise invalid(f"{key} = {value:g} is outside [{bounds[0]:g}, {bounds[1]:g}], the range of its metric card")
@@ -151,6 +171,31 @@ class ResultsFile(OpenRecord):
         if bad is not None:
             raise invalid(f"survey key {bad!r} is not a survey id")
         return surveys
+
+
+class WrittenResults(ResultsFile):
+    """A results file as ``surge evaluate`` writes it: no field that the runner does not write, at any level."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _closed(cls, value: Any) -> Any:
+        import dataclasses
+
+        from surge_dataset.evaluation.config import EvaluationConfig
+
+        if not isinstance(value, dict):
+            return value
+        unknown = sorted(k for k in value if k not in RESULTS_FIELDS)
+        if unknown:
+            raise invalid(f"unknown field {unknown[0]!r} (a results file of `surge evaluate` has "
+                          f"{', '.join(sorted(RESULTS_FIELDS))})")
+        config = value.get("config")
+        if isinstance(config, dict):
+            allowed = RUN_RECORD_FIELDS | {f.name for f in dataclasses.fields(EvaluationConfig)}
+            unknown = sorted(k for k in config if k not in allowed)
+            if unknown:
+                raise invalid(f"unknown field 'config.{unknown[0]}' (not a setting of `surge evaluate`)")
+        return value
 
 
 class DetailsRecord(OpenRecord):

@@ -7,9 +7,10 @@ Layout of the folder (what ``surge leaderboard build`` writes, every file replac
     requirements.txt     gradio, pandas, pyarrow, nh3, markdown-it-py: never surge-bench
     data/leaderboard.json   metrics, groups, warnings, the paper's published rows, versions, seeds, and per system
                             (``inputs``) what re-scoring found: ``verification`` (:mod:`.verify`)
-    data/systems.parquet    one row per system: its verification, group and settings (data fingerprint too), its
+    data/systems.parquet    one row per system: its verification (status, badge, what was verified, a mismatch's
+                            first difference, whether it is ranked), group and settings (data fingerprint too), its
                             data's date window, survey counts, input hash
-    data/means.parquet      system x metric: mean, 95 % CI, n
+    data/means.parquet      system x metric: mean, 95 % CI, n, and the value's source (re-computed or self-reported)
     data/significance.parquet   metric x pair within a group: delta, p-value, CI of delta, n
     data/scores.parquet     system x survey: every metric, the counts, the diagnostics
     data/surveys.parquet    system x survey: the generated Markdown (as submitted; sanitised when shown)
@@ -18,8 +19,13 @@ Layout of the folder (what ``surge leaderboard build`` writes, every file replac
     data/outlines.parquet   the GT outline (from --data) and each generated outline, heading by heading
     data/retrieval.parquet  Recall@k of retrieval-eval inputs and the paper's Table 3
 
+A re-scored system publishes what the builder computed -- values, counts, diagnostics and citation verdicts from the
+re-run -- and the submitted ones only where nothing was re-run (judged metrics, a model not here), each such cell
+labelled self-reported. A mismatch is published below the ranking and never ranked (no paired test either).
+
 No absolute path of the build machine goes into the folder: file names only, models by name (:mod:`surge_dataset.
-models.identity`), and every free text (warnings, failures, diagnostics) with local paths cut to their last part.
+models.identity`), and every free text (warnings, failures, diagnostics, verification reasons) with local paths cut
+to their last part.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +49,7 @@ from surge_dataset.core.output_folder import folder_kind, replacing_output_folde
 from surge_dataset.core.stats import summarise
 from surge_dataset.core.vocabulary import OFFICIAL
 from surge_dataset.data.fresh_manifest import window_text
+from surge_dataset.evaluation.catalogue import metric_of_key
 from surge_dataset.leaderboard.citations import (
     COLUMNS,
     VERDICTS,
@@ -54,6 +61,7 @@ from surge_dataset.leaderboard.groups import FILTERS, group_systems, pairwise
 from surge_dataset.leaderboard.inputs import Entry, read_inputs
 from surge_dataset.leaderboard.space.leaderboard_data import markdown_text
 from surge_dataset.leaderboard.submission_rules import strip_local_paths
+from surge_dataset.leaderboard.verify import RECOMPUTED, SELF_REPORTED
 from surge_dataset.models.identity import model_copies
 from surge_dataset.report.constants import (
     CI_LEVEL,
@@ -193,15 +201,12 @@ def data_window_text(config: dict[str, Any]) -> str:
 
 def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any], warnings: list[str], *,
           title: str, seed: int, resamples: int) -> dict[str, Any]:
-    from surge_dataset.evaluation.catalogue import registry
-    from surge_dataset.leaderboard.verify import metric_of
     from surge_dataset.retrieval.evaluation import TABLE3
 
-    known = registry()
     return {
         "title": title,
         "metrics": [{"key": m, "label": metric_label(m), "decimals": DECIMALS.get(m, DEFAULT_DECIMALS),
-                     "judged": bool(getattr(metric_of(m, known), "judged", False))} for m in metrics],
+                     "judged": bool(getattr(metric_of_key(m), "judged", False))} for m in metrics],
         "groups": [{"label": g.label, "settings": g.settings, "systems": g.systems, "surveys": len(g.surveys)}
                    for g in groups],
         "filters": FILTERS,
@@ -237,19 +242,66 @@ def _card(meta: dict[str, Any], gradio_version: str) -> str:
             "Verification | sha256 |\n| --- | --- | --- | --- |\n" + rows + "\n")
 
 
-def _verify(entries: Sequence[Entry], dataset: Any, verify: bool | None, models: Mapping[str, str],
-            device: str | None, say: Callable[[str], None]) -> None:
-    """Each entry's ``verification`` record: re-scored (:mod:`.verify`), or why not."""
+@dataclass
+class _Published:
+    """What a system's row publishes besides its values: each metric's source and the re-run's citation verdicts."""
+
+    sources: dict[str, str]
+    status: str
+    details: dict[str, list[dict[str, Any]]] | None = None  # survey id -> re-computed records; None: as submitted
+    counts_recomputed: bool = False
+
+    @property
+    def ranked(self) -> bool:
+        from surge_dataset.leaderboard.verify import MISMATCH
+
+        return self.status != MISMATCH
+
+
+def _verify(entries: Sequence[Entry], metrics: Sequence[str], dataset: Any, verify: bool | None,
+            models: Mapping[str, str], device: str | None, say: Callable[[str], None]) -> dict[str, _Published]:
+    """Each entry's ``verification`` record, re-scored (:mod:`.verify`) or why not; its published values replaced by
+    the re-computed ones (values, counts, diagnostics; the submitted ones are only compared)."""
     from surge_dataset.leaderboard.verify import UNVERIFIED, Verification, verify_results
 
+    published = {}
     for entry in entries:
         if verify is False or (verify is None and entry.submission is None):
             why = "not re-scored (--no-verify)" if verify is False else \
                 "a plain results file, not re-scored (pass --verify to re-score it)"
-            entry.verification = Verification(UNVERIFIED, not_rescored=why).record()
-            continue
-        say(f"re-scoring {entry.system.name} (verification)")
-        entry.verification = verify_results(entry.results, entry.passages, dataset, models=models, device=device).record()
+            found = Verification(UNVERIFIED, not_rescored=why)
+        else:
+            say(f"re-scoring {entry.system.name} (verification)")
+            found = verify_results(entry.results, entry.passages, dataset, models=models, device=device)
+        entry.verification = found.record()
+        published[entry.system.name] = _publish(entry, found, metrics)
+    return published
+
+
+def _publish(entry: Entry, found: Any, metrics: Sequence[str]) -> _Published:
+    """The re-computed record of every survey where re-scoring ran; the submitted value only for a self-reported key."""
+    from surge_dataset.evaluation.results import NON_METRIC_KEYS
+    from surge_dataset.leaderboard.verify import RECOMPUTED
+
+    sources = found.sources(metrics)
+    if found.recomputed is None:
+        return _Published(sources, found.status)
+    published = _Published(sources, found.status, counts_recomputed=True)
+    surveys = {}
+    for sid, submitted in entry.system.surveys.items():
+        redone = found.recomputed.get(sid) or {}
+        record = {k: v for k, v in submitted.items() if k not in NON_METRIC_KEYS and sources.get(k) != RECOMPUTED}
+        record.update({k: redone.get(k) for k in metrics if sources.get(k) == RECOMPUTED})
+        record["counts"] = dict(redone.get("counts") or {})
+        record["diagnostics"] = list(redone.get("diagnostics") or [])
+        surveys[sid] = record
+    entry.system.surveys = surveys
+    if found.unverified:  # a metric not re-run here: its verdicts exist only in the submitted details (self-reported)
+        return published
+    published.details = {}
+    for record in found.details or []:
+        published.details.setdefault(str(record.get("survey_id")), []).append(record)
+    return published
 
 
 def build_space(
@@ -269,7 +321,7 @@ def build_space(
     copies = model_copies(models)
     entries, runs = read_inputs(inputs, passages_root=passages_root, details=details)
     systems = [e.system for e in entries]
-    metrics = available_metrics(systems)
+    metrics = [m for m in available_metrics(systems) if metric_of_key(m) is not None]
     groups, warnings = group_systems(systems)
     warnings += [w for w in comparability_warnings(systems) if "failed" in w]
     dataset = _open_dataset(data, warnings)
@@ -278,30 +330,36 @@ def build_space(
     say = progress or (lambda _message: None)
     with replacing_output_folder(out, SPACE_KIND, "surge leaderboard build", inputs=sources,
                                  overwrite=overwrite) as tmp:
-        _verify(entries, dataset, verify, copies, device, say)
+        published = _verify(entries, metrics, dataset, verify, copies, device, say)
         folder = tmp / "data"
         folder.mkdir()
         say("means, 95% CIs and paired tests")
         summaries = summarise(systems, metrics, seed=seed, resamples=resamples)
-        pairs = pairwise(systems, groups, metrics, seed=seed, resamples=resamples)
-        counts = _write_surveys(entries, metrics, folder, dataset, warnings, say)
+        ranked = [replace(g, systems=[n for n in g.systems if published[n].ranked]) for g in groups]
+        pairs = pairwise(systems, ranked, metrics, seed=seed, resamples=resamples)
+        counts = _write_surveys(entries, metrics, folder, dataset, warnings, say, published)
         group_of = {n: g for g in groups for n in g.systems}
         setting_names = list(groups[0].settings) if groups else []
         _write(({"system": e.system.name, "verification": (e.verification or {}).get("status"),
                  "verification_label": (e.verification or {}).get("label"),
                  "verification_summary": strip_local_paths((e.verification or {}).get("summary", "")),
+                 "status": published[e.system.name].status, "ranked": published[e.system.name].ranked,
+                 "badge": _badge(e.verification), "verified_groups": (e.verification or {}).get("verified_groups"),
+                 "first_difference": _first_difference(e.verification),
                  "group": group_of[e.system.name].label, **group_of[e.system.name].settings,
                  "surveys": len(e.system.surveys), "failures": len(e.system.failures),
                  "has_details": e.details is not None, "has_passages": e.passages is not None,
                  "submission": e.submission is not None, "source": e.system.path.name, "sha256": e.system.sha256,
                  "data_window": data_window_text(e.system.config)}
                 for e in entries),
-               _schema(system="str", verification="str", verification_label="str", verification_summary="str", group="str",
+               _schema(system="str", verification="str", verification_label="str", verification_summary="str",
+                       status="str", ranked="bool", badge="str", verified_groups="str", first_difference="str", group="str",
                        **dict.fromkeys(setting_names, "str"), surveys="int", failures="int", has_details="bool",
                        has_passages="bool", submission="bool", source="str", sha256="str", data_window="str"),
                folder / "systems.parquet")
-        _write(({"system": name, "metric": m, **vars(s)} for name, per in summaries.items() for m, s in per.items()),
-               _schema(system="str", metric="str", mean="float", ci_low="float", ci_high="float", n="int"),
+        _write(({"system": name, "metric": m, **vars(s), "source": published[name].sources.get(m)}
+                for name, per in summaries.items() for m, s in per.items()),
+               _schema(system="str", metric="str", mean="float", ci_low="float", ci_high="float", n="int", source="str"),
                folder / "means.parquet")
         _write(pairs, _schema(group="str", metric="str", a="str", b="str", delta="float", p_value="float",
                               ci_low="float", ci_high="float", n="int"), folder / "significance.parquet")
@@ -321,6 +379,20 @@ def build_space(
                         {e.system.name: e.verification or {} for e in entries})
 
 
+def _badge(verification: Mapping[str, Any] | None) -> str:
+    from surge_dataset.leaderboard.verify import Verification
+
+    return Verification(str((verification or {}).get("status") or "unverified")).badge()
+
+
+def _first_difference(verification: Mapping[str, Any] | None) -> str | None:
+    from surge_dataset.leaderboard.verify import MISMATCH, Verification
+
+    if not verification or verification.get("status") != MISMATCH or not verification.get("mismatch"):
+        return None
+    return Verification(MISMATCH, mismatch=verification["mismatch"]).first_difference()
+
+
 def _check_survey_ids(entries: Sequence[Entry], dataset: Any) -> None:
     """Survey ids the dataset does not have, in results scored on that dataset: refused naming the file."""
     if dataset is None:
@@ -335,7 +407,8 @@ def _check_survey_ids(entries: Sequence[Entry], dataset: Any) -> None:
 
 
 def _write_surveys(entries: Sequence[Entry], metrics: Sequence[str], folder: Path, dataset: Any,
-                   warnings: list[str], say: Callable[[str], None]) -> tuple[int, int]:
+                   warnings: list[str], say: Callable[[str], None],
+                   published: Mapping[str, _Published]) -> tuple[int, int]:
     """scores, surveys, citations, outlines and papers, one system at a time (details can be large)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -355,12 +428,16 @@ def _write_surveys(entries: Sequence[Entry], metrics: Sequence[str], folder: Pat
             say(f"surveys of {s.name}")
             protocol = s.config.get("protocol") or OFFICIAL
             texts = _texts(entry, warnings)
-            records = read_details(entry.details) if entry.details is not None else {}
+            redone = published[s.name].details
+            records = redone if redone is not None else read_details(entry.details) if entry.details is not None \
+                else {}
             columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
             for survey_id in s.survey_ids:
                 n_surveys += 1
                 scores.append({**_scores_row(s.name, survey_id, s.surveys[survey_id], metrics),
-                               "has_text": survey_id in texts, "has_details": survey_id in records})
+                               "has_text": survey_id in texts, "has_details": survey_id in records,
+                               "counts_source": RECOMPUTED if published[s.name].counts_recomputed else SELF_REPORTED,
+                               "details_source": RECOMPUTED if redone is not None else SELF_REPORTED})
                 text = texts.get(survey_id, (None, None))[1]
                 n_citations += citation_rows(columns, s.name, survey_id, records.get(survey_id, []), text, protocol)
                 if text is not None:
@@ -379,7 +456,8 @@ def _write_surveys(entries: Sequence[Entry], metrics: Sequence[str], folder: Pat
             writer.close()
     _write(scores, _schema(system="str", survey_id="str", **dict.fromkeys(metrics, "float"),
                            **dict.fromkeys(COUNT_KEYS, "int"), diagnostic_codes="str", diagnostics="str",
-                           has_text="bool", has_details="bool"), folder / "scores.parquet")
+                           has_text="bool", has_details="bool", counts_source="str", details_source="str"),
+           folder / "scores.parquet")
     gt_rows, papers = [], {}
     if dataset is not None:
         for survey_id in sorted({r["survey_id"] for r in scores}):

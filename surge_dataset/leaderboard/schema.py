@@ -14,8 +14,8 @@ from surge_dataset.evaluation.schema import (
     Name,
     OpenRecord,
     ResultsConfig,
-    ResultsFile,
     SurveyRecord,
+    WrittenResults,
     invalid,
 )
 
@@ -28,8 +28,9 @@ FORMAT_VERSION = 1
 NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._+()-]{0,62}[A-Za-z0-9._+()-])?")
 
 
-class RankedResults(ResultsFile):
-    """A results file the leaderboard ranks: its settings recorded (``config``) and at least one survey scored."""
+class RankedResults(WrittenResults):
+    """A results file the leaderboard ranks: as ``surge evaluate`` writes it (no field it does not write), its
+    settings recorded (``config``) and at least one survey scored."""
 
     config: ResultsConfig
 

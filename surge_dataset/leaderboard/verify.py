@@ -5,15 +5,18 @@ evaluate_run`, with the models the results name, found by :func:`~surge_dataset.
 submitted surveys and compares every re-computed value with the submitted one, survey by survey:
 
 * ``verified``: every re-computed value equals the submitted one within :data:`TOLERANCE`;
+* ``precision``: every re-computed value equals the submitted one within :data:`TOLERANCE`, or within
+  :data:`PRECISION_SLACK` for a model's metric submitted from another kind of device (CUDA fp16 against this
+  machine's CPU fp32): ranked apart from verified rows, never with them;
 * ``mismatch``: one does not (the first is named: metric, survey, both values) -- a forged or altered score;
 * ``unverified``: something could not be re-run, and why (a model not available here, no surveys or dataset, a
   metric asking outside services, results on other data).
 
-Judged metrics (an LLM's answers) are never re-run: they are *self-reported*. A value computed with a model on
-another kind of device (CUDA fp16 against this machine's CPU fp32) can differ in its last digits: a difference of at
-most :data:`PRECISION_SLACK` there is "unverified" (with both values), not a mismatch; a larger one is a mismatch.
-``surge submit`` runs this before packing (a mismatch is refused), ``surge leaderboard build`` for every submission
-(``--verify``: every input).
+Judged metrics (an LLM's answers; ALCE with the judge backend) are never re-run: they are *self-reported*, cell by
+cell (:meth:`Verification.sources`). What a re-scored row publishes is what was re-computed here -- values, counts,
+diagnostics and citation verdicts (:attr:`Verification.recomputed`, :attr:`Verification.details`) -- never the
+submitted ones, which are only compared. ``surge submit`` runs this before packing (a mismatch is refused),
+``surge leaderboard build`` for every submission (``--verify``: every input).
 """
 
 from __future__ import annotations
@@ -27,9 +30,12 @@ from typing import Any
 
 from surge_dataset.core.vocabulary import JUDGE, NLI
 
-__all__ = ["MISMATCH", "PRECISION_SLACK", "TOLERANCE", "UNVERIFIED", "VERIFIED", "Verification", "verify_results"]
+__all__ = ["MISMATCH", "PRECISION", "PRECISION_SLACK", "RECOMPUTED", "SELF_REPORTED", "TOLERANCE", "UNVERIFIED",
+           "VERIFIED", "Verification", "verify_results"]
 
-VERIFIED, MISMATCH, UNVERIFIED = "verified", "mismatch", "unverified"
+VERIFIED, PRECISION, MISMATCH, UNVERIFIED = "verified", "precision", "mismatch", "unverified"
+#: Where a published value comes from: computed again by the builder, or taken from the submitter's file.
+RECOMPUTED, SELF_REPORTED = "recomputed", "self-reported"
 #: Largest difference between a submitted and a re-computed value that counts as equal.
 TOLERANCE = 1e-6
 #: Largest difference, for a model's metric re-computed on another kind of device, that is precision, not forgery.
@@ -51,12 +57,56 @@ class Verification:
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
     device: str | None = None
     not_rescored: str | None = None  # why nothing was re-scored (a plain results file, --no-verify)
+    #: result key -> why the submitted value differs within the precision slack (another kind of device)
+    precision: dict[str, str] = field(default_factory=dict)
+    #: survey id -> the record re-computed here (values of ``checked``, counts, diagnostics); None: nothing re-run
+    recomputed: dict[str, dict[str, Any]] | None = field(default=None, repr=False)
+    #: the re-run's ``--details`` records (citation verdicts); None: nothing re-run
+    details: list[dict[str, Any]] | None = field(default=None, repr=False)
 
     def record(self) -> dict[str, Any]:
-        return {"status": self.status, "label": self.label(), "summary": self.summary(), "checked": self.checked,
-                "self_reported": self.self_reported, "unverified": self.unverified, "mismatch": self.mismatch,
-                "mismatches": self.mismatches, "models": self.models, "device": self.device,
-                "not_rescored": self.not_rescored}
+        """What ``leaderboard.json`` publishes: every free text with local paths cut (a reason may quote an error
+        message or a model's folder)."""
+        from surge_dataset.leaderboard.submission_rules import strip_local_paths
+
+        return _stripped({"status": self.status, "label": self.label(), "summary": self.summary(),
+                          "verified_groups": self.verified_groups(), "checked": self.checked,
+                          "self_reported": self.self_reported, "unverified": self.unverified,
+                          "precision": self.precision, "mismatch": self.mismatch, "mismatches": self.mismatches,
+                          "models": self.models, "device": self.device, "not_rescored": self.not_rescored},
+                         strip_local_paths)
+
+    def sources(self, keys: Sequence[str]) -> dict[str, str]:
+        """Each result key's published value: :data:`RECOMPUTED` (computed again here and shown as re-computed) or
+        :data:`SELF_REPORTED` (judged, or not re-run: the submitted value, labelled so)."""
+        return {k: RECOMPUTED if k in self.checked and self.recomputed is not None else SELF_REPORTED for k in keys}
+
+    def verified_groups(self) -> str:
+        """The row's label of what rests on re-computation: "objective: verified · judged: self-reported"."""
+        parts = []
+        objective = [k for k in self.checked] + list(self.unverified) + list(self.precision)
+        if objective or not self.self_reported:
+            state = {VERIFIED: "verified", PRECISION: "within precision", MISMATCH: "mismatch"}.get(self.status)
+            if self.not_rescored or state is None:
+                state = "partly verified" if self.checked and self.recomputed is not None else "not re-computed"
+            parts.append(f"objective: {state}")
+        if self.self_reported:
+            parts.append("judged: self-reported")
+        return " · ".join(parts)
+
+    def badge(self) -> str:
+        """A few characters for the table: the status, nothing else (the summary says the rest)."""
+        return {VERIFIED: "✓ verified", PRECISION: "≈ precision", MISMATCH: "✗ mismatch"}.get(self.status, "unverified")
+
+    def first_difference(self) -> str | None:
+        """A mismatch's first differing value, as the table's greyed rows show it."""
+        from surge_dataset.report.constants import metric_label
+
+        if self.status != MISMATCH or not self.mismatch:
+            return None
+        m = self.mismatch
+        return (f"{metric_label(m['metric'])}, survey {m['survey_id']}: {_value(m['submitted'])} submitted, "
+                f"{_value(m['recomputed'])} re-computed")
 
     def label(self) -> str:
         """The table's cell: the status and, briefly, what is off ("mismatch: Recall, survey 0")."""
@@ -64,6 +114,9 @@ class Verification:
 
         if self.status == MISMATCH and self.mismatch:
             return f"mismatch: {metric_label(self.mismatch['metric'])}, survey {self.mismatch['survey_id']}"
+        if self.status == PRECISION:
+            keys = [metric_label(k) for k in self.precision]
+            return f"precision: {', '.join(keys[:3])}{' …' if len(keys) > 3 else ''}"
         if self.not_rescored:
             return "unverified: not re-scored"
         if self.status == UNVERIFIED:
@@ -93,9 +146,23 @@ class Verification:
             parts.append(": " + "; ".join(f"{names(keys)} ({why})" for why, keys in by_reason.items()))
             if self.checked:
                 parts.append(f"; {names(self.checked)} re-computed and equal")
+        if self.status == PRECISION:
+            parts.append(": " + "; ".join(self.precision.values()) + " (re-computed values shown; ranked apart from "
+                         "verified rows)")
         if self.self_reported:
             parts.append(f"; {names(self.self_reported)} self-reported (judged)")
         return "".join(parts)
+
+
+def _stripped(value: Any, strip: Any) -> Any:
+    """``value`` with ``strip`` applied to every string in it (keys stay: they are result keys and settings)."""
+    if isinstance(value, str):
+        return strip(value)
+    if isinstance(value, dict):
+        return {k: _stripped(v, strip) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_stripped(v, strip) for v in value]
+    return value
 
 
 def _value(value: Any) -> str:
@@ -108,13 +175,6 @@ def _present_keys(surveys: Mapping[str, Mapping[str, Any]]) -> list[str]:
     return list(dict.fromkeys(k for r in surveys.values() for k in r if k not in NON_METRIC_KEYS))
 
 
-def metric_of(key: str, known: Mapping[str, Any]) -> Any:
-    for metric in known.values():
-        if key in metric.keys or key == metric.weighted_key or key.removesuffix("_std") in metric.keys:
-            return metric
-    return None
-
-
 @dataclass
 class _Backend:
     """What :meth:`Metric.active_needs` reads of a config: ALCE needs the judge or the NLI model by its backend."""
@@ -125,20 +185,21 @@ class _Backend:
 def _plan(config: Mapping[str, Any], keys: Sequence[str]) -> tuple[list[Any], Verification]:
     """The metrics to re-run (those config.metrics names and those writing a present key) and what is not."""
     from surge_dataset.evaluation import registry
+    from surge_dataset.evaluation.catalogue import metric_of_key
 
     known = registry()
     out = Verification(UNVERIFIED)
     names = [m for m in (config.get("metrics") or []) if isinstance(m, str)]
     chosen = {m: known[m] for m in names if m in known}
     for key in keys:
-        metric = metric_of(key, known)
+        metric = metric_of_key(key)
         if metric is None:
             out.unverified[key] = f"{key} is no registered metric's key"
         else:
             chosen.setdefault(metric.name, metric)
     rerun = []
     for metric in chosen.values():
-        mine = [k for k in keys if metric_of(k, known) is metric]
+        mine = [k for k in keys if metric_of_key(k) is metric]
         judged = metric.judged or JUDGE in metric.active_needs(_Backend(config.get("alce_backend")))
         if judged:
             out.self_reported += mine
@@ -175,12 +236,25 @@ def _models(rerun: Sequence[Any], config: Mapping[str, Any], given: Mapping[str,
                 missing.append(where)
                 continue
             paths[key] = str(path)
-            out.models[key] = {"name": name, "fingerprint": fingerprint, "found_in": where}
+            out.models[key] = {"name": _model_name(name), "fingerprint": fingerprint, "found_in": where}
         if missing:
             out.unverified.update(dict.fromkeys(metric.keys, "; ".join(missing)))
         else:
             runnable.append(metric)
     return runnable, paths
+
+
+def _model_name(name: str) -> str:
+    """A model as published: its name, never the folder it was read from (a local path is named by its identity,
+    else cut to its last part)."""
+    from surge_dataset.leaderboard.submission_rules import strip_local_paths
+    from surge_dataset.models.identity import local_path, model_identity
+
+    if local_path(name) is not None:
+        identity = model_identity(name)
+        if identity is not None:
+            return identity.name
+    return strip_local_paths(name)
 
 
 def _config(recorded: Mapping[str, Any], metrics: Sequence[str], paths: Mapping[str, str], device: str) -> Any:
@@ -209,8 +283,8 @@ def _compare(submitted: Mapping[str, Mapping[str, Any]], recomputed: Mapping[str
                 continue
             if (device_differs and key in model_keys and a is not None and b is not None
                     and abs(a - b) <= PRECISION_SLACK):
-                out.unverified.setdefault(key, f"{key} re-computed on {out.device}, submitted from another device: "
-                                               f"{_value(a)} vs {_value(b)} (model precision)")
+                out.precision.setdefault(key, f"{key} re-computed on {out.device}, submitted from another device: "
+                                              f"{_value(a)} vs {_value(b)} (survey {sid}; model precision)")
                 continue
             out.mismatches += 1
             if out.mismatch is None:
@@ -251,8 +325,10 @@ def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any,
         try:
             with tempfile.TemporaryDirectory(prefix="surge-verify-") as tmp:
                 redone = evaluate_run(data, passages, Path(tmp) / "results.json", run_config,
+                                      details_path=Path(tmp) / "details.jsonl",
                                       **{f"{kind}_factory": make for kind, make in
                                          model_factories(run_config, RunOptions(cache_dir=cache_dir)).items()})
+                details = _read_details(Path(tmp) / "details.jsonl")
         except SurgeError as exc:  # a model that does not load, an unreadable folder: said, not a failed build
             why = strip_local_paths(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)[:300]
             out.unverified.update(dict.fromkeys(chosen, f"re-scoring failed: {why}"))
@@ -267,5 +343,16 @@ def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any,
         _compare(surveys, redone["surveys"], failures, chosen, model_keys,
                  recorded_device != out.device.split(":")[0], tolerance, out)
         out.checked = [k for k in chosen if k not in out.unverified]
-    out.status = MISMATCH if out.mismatch else UNVERIFIED if out.unverified else VERIFIED
+        out.recomputed, out.details = redone["surveys"], details
+    out.status = MISMATCH if out.mismatch else UNVERIFIED if out.unverified else PRECISION if out.precision \
+        else VERIFIED
     return out
+
+
+def _read_details(path: Path) -> list[dict[str, Any]]:
+    import json
+
+    if not path.is_file():
+        return []
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
