@@ -23,7 +23,7 @@ from surge_dataset.evaluation.results import check_results
 from surge_dataset.evaluation.schema import COUNT_MAX, ResultsFile, WrittenResults
 from surge_dataset.leaderboard import build_space
 from surge_dataset.leaderboard.submission import pack_submission
-from surge_dataset.leaderboard.verify import PRECISION_SLACK
+from surge_dataset.leaderboard.verify import PRECISION_SLACK, precision_slack
 
 from .test_leaderboard_trust import RESAMPLES, _edited, _meta, _published, _systems, honest  # noqa: F401
 
@@ -208,10 +208,15 @@ def test_a_difference_within_the_precision_slack_is_ranked_apart_and_shows_the_r
     assert "submitted" in systems.loc["Cpu", "first_difference"]
 
 
-def test_the_slack_is_below_a_forgers_useful_nudge():
-    """A forger adding 0.009 to every survey's SHR sat beside verified rows with the old 1e-2 guess: the slack is the
-    measured fp32/bf16 difference (benchmarks/precision_slack.py), and the shown value is the re-computed one anyway."""
+def test_the_slack_is_the_measured_one():
+    """A forger adding 0.009 to every survey's SHR sat beside verified rows with the old 1e-2 guess: an encoder's slack
+    is twice the measured fp32/bf16 difference (benchmarks/precision_slack.py); an NLI metric moves in whole items, so
+    its slack is two of the survey's items (one measured), whatever the survey's size."""
     assert PRECISION_SLACK < 0.009 and math.isfinite(PRECISION_SLACK)
+    assert precision_slack("shr", "encoder", {"counts": {"citations": 10}}) == PRECISION_SLACK
+    assert precision_slack("doc_acc", "nli", {"counts": {"references": 20, "citations": 40}}) == pytest.approx(0.1)
+    assert precision_slack("sent_acc", "nli", {"counts": {"references": 20, "citations": 40}}) == pytest.approx(0.05)
+    assert precision_slack("sent_acc", "nli", {"counts": {"citations": 0}}) == PRECISION_SLACK  # no items: no step
 
 
 # ------------------------------------------------------------------------------ nothing local published

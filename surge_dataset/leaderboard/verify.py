@@ -5,9 +5,9 @@ evaluate_run`, with the models the results name, found by :func:`~surge_dataset.
 submitted surveys and compares every re-computed value with the submitted one, survey by survey:
 
 * ``verified``: every re-computed value equals the submitted one within :data:`TOLERANCE`;
-* ``precision``: every re-computed value equals the submitted one within :data:`TOLERANCE`, or within
-  :data:`PRECISION_SLACK` for a model's metric submitted from another kind of device (CUDA fp16 against this
-  machine's CPU fp32): ranked apart from verified rows, never with them;
+* ``precision``: every re-computed value equals the submitted one within :data:`TOLERANCE`, or, for a model's
+  metric submitted from another kind of device (CUDA fp16 against this machine's CPU fp32), within what precision
+  moves it (:func:`precision_slack`, measured): ranked apart from verified rows, never with them;
 * ``mismatch``: one does not (the first is named: metric, survey, both values) -- a forged or altered score;
 * ``unverified``: something could not be re-run, and why (a model not available here, no surveys or dataset, a
   metric asking outside services, results on other data).
@@ -30,7 +30,7 @@ from typing import Any
 
 from surge_dataset.core.vocabulary import JUDGE, NLI
 
-__all__ = ["MISMATCH", "PRECISION", "PRECISION_SLACK", "RECOMPUTED", "SELF_REPORTED", "TOLERANCE", "UNVERIFIED",
+__all__ = ["MISMATCH", "NLI_ITEMS", "PRECISION", "PRECISION_ITEMS", "PRECISION_SLACK", "RECOMPUTED", "SELF_REPORTED", "TOLERANCE", "UNVERIFIED",
            "VERIFIED", "Verification", "verify_results"]
 
 VERIFIED, PRECISION, MISMATCH, UNVERIFIED = "verified", "precision", "mismatch", "unverified"
@@ -38,8 +38,15 @@ VERIFIED, PRECISION, MISMATCH, UNVERIFIED = "verified", "precision", "mismatch",
 RECOMPUTED, SELF_REPORTED = "recomputed", "self-reported"
 #: Largest difference between a submitted and a re-computed value that counts as equal.
 TOLERANCE = 1e-6
-#: Largest difference, for a model's metric re-computed on another kind of device, that is precision, not forgery.
-PRECISION_SLACK = 1e-2
+#: Largest difference, for an embedding model's metric re-computed on another kind of device, that is precision, not
+#: forgery: twice the largest per-survey difference measured between fp32 and bf16/fp16 (SHR, 5.3e-4; ``python -m
+#: benchmarks.precision_slack``).
+PRECISION_SLACK = 2e-3
+#: For an NLI metric -- an arg-max decision per item, so a survey's accuracy moves in steps of 0.5/n or 1/n, never
+#: by a few digits -- how many of the survey's n items may change score: twice the most measured in one survey.
+PRECISION_ITEMS = 2
+#: An NLI metric's key -> the count (``counts`` of the re-computed record) that is its n.
+NLI_ITEMS = {"doc_acc": "references", "sec_acc": "citations", "sent_acc": "citations"}
 #: Model kind -> the results' config field naming it.
 MODEL_FIELDS = {"nli": "nli_model", "encoder": "embedding_model", "ner": "ner_model"}
 
@@ -269,7 +276,7 @@ def _config(recorded: Mapping[str, Any], metrics: Sequence[str], paths: Mapping[
 
 
 def _compare(submitted: Mapping[str, Mapping[str, Any]], recomputed: Mapping[str, Mapping[str, Any]],
-             failures: Mapping[str, str], keys: Sequence[str], model_keys: set[str], device_differs: bool,
+             failures: Mapping[str, str], keys: Sequence[str], model_keys: Mapping[str, str], device_differs: bool,
              tolerance: float, out: Verification) -> None:
     from surge_dataset.evaluation.results import survey_sort_key
 
@@ -282,7 +289,7 @@ def _compare(submitted: Mapping[str, Mapping[str, Any]], recomputed: Mapping[str
             if a is not None and b is not None and math.isclose(a, b, rel_tol=0.0, abs_tol=tolerance):
                 continue
             if (device_differs and key in model_keys and a is not None and b is not None
-                    and abs(a - b) <= PRECISION_SLACK):
+                    and abs(a - b) <= precision_slack(key, model_keys[key], recomputed.get(sid, {}))):
                 out.precision.setdefault(key, f"{key} re-computed on {out.device}, submitted from another device: "
                                               f"{_value(a)} vs {_value(b)} (survey {sid}; model precision)")
                 continue
@@ -290,6 +297,15 @@ def _compare(submitted: Mapping[str, Mapping[str, Any]], recomputed: Mapping[str
             if out.mismatch is None:
                 out.mismatch = {"metric": key, "survey_id": sid, "submitted": a, "recomputed": b,
                                 **({"error": failures[sid]} if sid in failures else {})}
+
+
+def precision_slack(key: str, kind: str, recomputed: Mapping[str, Any]) -> float:
+    """How far a model's value of one survey may differ when it was computed on another kind of device: for an NLI
+    metric, :data:`PRECISION_ITEMS` of the survey's items (its n from the re-computed counts), else
+    :data:`PRECISION_SLACK`."""
+    counts = recomputed.get("counts") if isinstance(recomputed.get("counts"), dict) else {}
+    n = counts.get(NLI_ITEMS.get(key, "citations")) if kind == "nli" else None
+    return PRECISION_ITEMS / n if isinstance(n, int) and n > 0 else PRECISION_SLACK
 
 
 def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any, *,
@@ -338,7 +354,8 @@ def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any,
         failures = {str(f["survey_id"]): str(f.get("error")) for f in redone["failures"] if f.get("survey_id") is not None}
         scored = set(redone["surveys"]) | set(failures)
         failures.update({sid: "no survey file to re-score" for sid in surveys if sid not in scored})
-        model_keys = {k for m in runnable if m.needs & set(MODEL_FIELDS) for k in m.keys}
+        model_keys = {k: "nli" if "nli" in m.needs else "encoder" for m in runnable if m.needs & set(MODEL_FIELDS)
+                      for k in m.keys}
         recorded_device = str(config.get("device") or "").split(":")[0]
         _compare(surveys, redone["surveys"], failures, chosen, model_keys,
                  recorded_device != out.device.split(":")[0], tolerance, out)
