@@ -90,6 +90,8 @@ class BuildSummary:
     warnings: list[str] = field(default_factory=list)
     files: dict[str, int] = field(default_factory=dict)  # file -> bytes
     verification: dict[str, dict[str, Any]] = field(default_factory=dict)  # system -> its verification record
+    refused: list[dict[str, Any]] = field(default_factory=list)  # inputs not built, each with why (read_inputs)
+    duplicates: list[dict[str, Any]] = field(default_factory=list)  # inputs of a kept system's surveys: no row
 
 
 def _schema(**columns: str) -> Any:
@@ -192,7 +194,8 @@ def data_window_text(config: dict[str, Any]) -> str:
 
 
 def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any], warnings: list[str], *,
-          title: str, seed: int, resamples: int) -> dict[str, Any]:
+          title: str, seed: int, resamples: int, refused: Sequence[dict[str, Any]] = (),
+          duplicates: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     from surge_dataset.evaluation.catalogue import registry
     from surge_dataset.leaderboard.verify import metric_of
     from surge_dataset.retrieval.evaluation import TABLE3
@@ -215,6 +218,8 @@ def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any
                     "failures": [{"survey_id": f.get("survey_id"), "error": strip_local_paths(str(f.get("error")))[:500]}
                                  for f in e.system.failures]} for e in entries],
         "versions": installed_versions(("surge-bench", "pyarrow", "numpy", "scipy")),
+        "refused": list(refused),  # names and one-line reasons, local paths already cut (read_inputs)
+        "duplicates": list(duplicates),
     }
 
 
@@ -267,7 +272,7 @@ def build_space(
     if resamples < 100 or seed < 0:
         raise InputFileError(f"--resamples must be at least 100 and --seed >= 0 (got {resamples}, {seed})")
     copies = model_copies(models)
-    entries, runs = read_inputs(inputs, passages_root=passages_root, details=details)
+    entries, runs, refused, duplicates = read_inputs(inputs, passages_root=passages_root, details=details)
     systems = [e.system for e in entries]
     metrics = available_metrics(systems)
     groups, warnings = group_systems(systems)
@@ -307,7 +312,8 @@ def build_space(
                               ci_low="float", ci_high="float", n="int"), folder / "significance.parquet")
         _write(({"system": r.name, "k": k, "recall": v} for r in runs for k, v in r.recall_at_k()),
                _schema(system="str", k="int", recall="float"), folder / "retrieval.parquet")
-        meta = _meta(entries, metrics, groups, warnings, title=title, seed=seed, resamples=resamples)
+        meta = _meta(entries, metrics, groups, warnings, title=title, seed=seed, resamples=resamples, refused=refused,
+                     duplicates=duplicates)
         (folder / "leaderboard.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
         for name in SPACE_FILES:
             shutil.copyfile(SPACE_SOURCE / name, tmp / name)
@@ -318,7 +324,7 @@ def build_space(
         files = {str(p.relative_to(tmp)): p.stat().st_size for p in sorted(tmp.rglob("*")) if p.is_file()}
     return BuildSummary(Path(out), len(entries), len(groups), counts[0], counts[1],
                         time.perf_counter() - started, meta["warnings"], files,
-                        {e.system.name: e.verification or {} for e in entries})
+                        {e.system.name: e.verification or {} for e in entries}, refused, duplicates)
 
 
 def _check_survey_ids(entries: Sequence[Entry], dataset: Any) -> None:
