@@ -302,7 +302,11 @@ def test_no_local_path_or_user_name_reaches_the_space(honest, minilm_path, tmp_p
 
 
 def test_results_on_another_survey_set_are_never_ranked_with_the_others(honest, tmp_path):
-    fewer = _edited(honest.results, tmp_path / "fewer.json", lambda r: r["surveys"].pop("2"))
+    def fewer_of_its_own(results):  # another system's surveys: not the honest run's files, so not its duplicate
+        results["surveys"].pop("2")
+        results.pop("fingerprints")
+
+    fewer = _edited(honest.results, tmp_path / "fewer.json", fewer_of_its_own)
     summary = build_space([honest.results, fewer], tmp_path / "space", resamples=RESAMPLES)
     assert summary.groups == 2
     assert any(w.startswith("fewer: evaluated on other surveys (2 vs G1's 3; differing: 2)") for w in summary.warnings)
@@ -310,7 +314,8 @@ def test_results_on_another_survey_set_are_never_ranked_with_the_others(honest, 
 
 
 def test_two_systems_with_identical_scores_get_identical_intervals(honest, tmp_path):
-    twin = _edited(honest.results, tmp_path / "twin.json", lambda r: None)
+    # another system with the same scores (of surveys of its own: a copy of the same surveys would be a duplicate)
+    twin = _edited(honest.results, tmp_path / "twin.json", lambda r: r.pop("fingerprints"))
     build_space([honest.results, twin], tmp_path / "space", resamples=RESAMPLES)
     means = pq.read_table(tmp_path / "space" / "data" / "means.parquet").to_pandas()
     for _, per_metric in means.groupby("metric"):

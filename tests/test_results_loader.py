@@ -40,7 +40,8 @@ def test_every_reader_reads_the_same_numbers(good):
     assert {s.name: s.scores() for s in report_results(good)} == expected
     assert load_run(",".join(map(str, good))).systems == expected
     assert meta_eval_results(good) == {name: {int(sid): v for sid, v in per.items()} for name, per in expected.items()}
-    entries, _ = read_inputs(good)
+    entries, _, refused, duplicates = read_inputs(good)
+    assert (refused, duplicates) == ([], [])
     assert {e.system.name: e.system.scores() for e in entries} == expected
 
 
@@ -66,7 +67,6 @@ def test_every_reader_refuses_a_bad_file_with_the_schemas_one_line(good, tmp_pat
     human.write_text("survey_id,system,rank\n0,bad,1\n0,alpha,2\n", encoding="utf-8")
     commands = {
         "report": ["report", str(good[0]), str(bad), "--out", str(tmp_path / "report")],
-        "leaderboard": ["leaderboard", "build", str(good[0]), str(bad), "--out", str(tmp_path / "space")],
         "judge-agreement": ["judge-agreement", f"a={good[0]},{bad}", f"b={good[0]},{good[1]}"],
         "meta-eval": ["meta-eval", "--human", str(human), str(good[0]), str(bad)],
         "arena": ["arena", str(good[0]), str(bad), "--judge", "openai:x"],
@@ -75,6 +75,12 @@ def test_every_reader_refuses_a_bad_file_with_the_schemas_one_line(good, tmp_pat
         result = CliRunner().invoke(app, command, env={"COLUMNS": "2000"})
         assert result.exit_code == 2 and "Traceback" not in result.output, (name, result.output)
         assert " ".join(result.output.split()) == " ".join(f"error: {message}".split()), (name, result.output)
+    # the leaderboard refuses the bad input alone, in the same line without its folder, and builds the others
+    result = CliRunner().invoke(app, ["leaderboard", "build", str(good[0]), str(bad), "--out", str(tmp_path / "space"),
+                                      "--resamples", "200"], env={"COLUMNS": "2000"})
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    assert f"refused: bad.json: {problem}" in " ".join(result.output.split())
+    assert "1 systems in 1 setting group(s)" in result.output
 
 
 def test_a_file_without_config_reads_as_empty_settings(tmp_path):

@@ -56,6 +56,12 @@ def build(
                                                                                 highlight=False))
     for warning in summary.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+    for item in summary.refused:  # the others were built
+        console.print(f"[red]refused:[/] {escape(item['file'])}: {escape(item['reason'])}", highlight=False)
+    for item in summary.duplicates:
+        differs = f" ({item['differs']})" if item["differs"] else ""
+        console.print(f"[yellow]duplicate:[/] {escape(item['file'])} ({escape(item['system'])}) scored the same survey "
+                      f"files as {escape(item['duplicate_of'])}: not a row{escape(differs)}", highlight=False)
     for name, verification in summary.verification.items():
         colour = {"verified": "green", "mismatch": "red"}.get(verification.get("status", ""), "yellow")
         console.print(f"[{colour}]{escape(name)}:[/] {escape(verification.get('summary', ''))}", highlight=False)

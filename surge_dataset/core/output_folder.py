@@ -86,6 +86,10 @@ def folder_kind(folder: str | os.PathLike[str]) -> str | None:
 def suggest_other_folder(path: str | os.PathLike[str], suffix: str = "built") -> Path:
     """A sibling folder name that does not exist yet, e.g. ``examples/sample-built``."""
     path = Path(path)
+    if path.name in ("", ".."):  # '.' and '..' name no folder of their own: the folder they mean does
+        path = path.resolve()
+    if not path.name:  # the file system's root has no sibling
+        return path / suffix
     candidate = path.with_name(f"{path.name}-{suffix}")
     n = 2
     while candidate.exists():

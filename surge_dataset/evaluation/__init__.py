@@ -7,6 +7,7 @@
 * :mod:`.models`   the run's models, prefetched once per kind;
 * :mod:`.runner`   ``evaluate_run`` (``surge evaluate``): journal, results, aggregation;
 * :mod:`.schema`   the one schema of a results file and of ``--details`` records (pydantic);
+* :mod:`.fingerprints`  what a run scored, by content: each survey file's sha256 and the run's;
 * :mod:`.results`  the one loader of a results file (``surge report``, the leaderboard, the judging commands);
 * :mod:`.compute`  :func:`compute`: any metric on generated Markdown + GT records (what the
   ``evaluate`` modules call, and the plain-Python API).
@@ -38,6 +39,7 @@ from surge_dataset.evaluation.metric import Metric, MetricOutput, ModelSet, Requ
 from surge_dataset.evaluation.run_options import RunOptions
 
 if TYPE_CHECKING:
+    from surge_dataset.evaluation.fingerprints import survey_fingerprints
     from surge_dataset.evaluation.models import PrefetchedEncoder, PrefetchedNLI, judge_report
     from surge_dataset.evaluation.prepare import (
         PreparedSurvey,
@@ -57,6 +59,7 @@ _LAZY = {
     **dict.fromkeys(("PreparedSurvey", "discover_passages", "package_versions", "prepare_survey", "prepare_text",
                      "resolve_citations", "survey_counts"), "prepare"),
     **dict.fromkeys(("evaluate_run", "journal_path", "score_survey"), "runner"),
+    "survey_fingerprints": "fingerprints",
 }
 
 __all__ = [
@@ -93,6 +96,7 @@ __all__ = [
     "score_survey",
     "skipped_without_judge",
     "survey_counts",
+    "survey_fingerprints",
     "unregister",
 ]
 

@@ -226,13 +226,18 @@ class EvaluationConfig:
         numbers of the requested metrics are left out, and fields added later are left out at their
         defaults, so journals written before they existed keep their key.
         """
+        text = json.dumps({**self.key_settings(), "data": data_fingerprint}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def key_settings(self) -> dict[str, Any]:
+        """The settings that can change the numbers of the requested metrics (what :meth:`key` hashes besides the
+        dataset), read off each field's key rule; a results file's run fingerprint hashes them too."""
         models = bool(needed_models(selected_metrics(self), self) & {"nli", "encoder", "ner"})
         payload = key_payload(self, judge=bool(self.judge), models=models)
         versions = {m.name: m.version for m in selected_metrics(self) if m.version > 1}
         if versions:  # only fixed metrics: the keys of runs without them stay as they were
             payload["metric_versions"] = versions
-        text = json.dumps({**payload, "data": data_fingerprint}, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return payload
 
 
 def parse_metrics(text: str | Sequence[str], *, judge: bool = False) -> list[str]:

@@ -5,12 +5,15 @@ A file is read as JSON (:func:`~surge_dataset.core.io.read_json`) and checked ag
 (:class:`~surge_dataset.evaluation.schema.ResultsFile`) before anything else reads it: a bad file is refused in one
 line naming the file, the record and the field (:class:`~surge_dataset.core.errors.InputFileError`). A system is
 named by the name its caller gives (``NAME=PATH``), else ``config.system``, else the file stem; stems that collide
-(``a/results.json``, ``b/results.json``) get their folder (:func:`unique_names`).
+(``a/results.json``, ``b/results.json``) get their folder, and two names that look alike (:func:`name_key`: ``gt``,
+``GT``, ``gt.``) are refused (:func:`unique_names`).
 """
 
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +22,8 @@ from typing import Any
 from surge_dataset.core.errors import InputFileError
 from surge_dataset.core.io import file_sha256, read_json
 
-__all__ = ["NON_METRIC_KEYS", "SystemResults", "check_results", "is_number", "load_results", "read_results",
-           "survey_sort_key", "unique_names"]
+__all__ = ["NON_METRIC_KEYS", "SystemResults", "check_results", "is_number", "load_results", "name_key",
+           "read_results", "survey_sort_key", "system_names", "unique_names"]
 
 #: Per-survey keys of a results file that are not metric values.
 NON_METRIC_KEYS = frozenset({"counts", "diagnostics"})
@@ -34,6 +37,25 @@ def is_number(value: Any) -> bool:
 def survey_sort_key(survey_id: str) -> tuple[int, int, str]:
     """Survey ids in number order (any other key after them, in text order)."""
     return (0, int(survey_id), "") if survey_id.isdigit() else (1, 0, survey_id)
+
+
+#: Characters that do not tell two names apart at their ends: punctuation and spaces (Unicode P*, Z*).
+_EDGE = ("P", "Z")
+
+
+def name_key(name: str) -> str:
+    """What two system names are compared by: NFKC, case-folded, invisible format characters (zero-width) dropped,
+    punctuation and spaces trimmed at both ends and runs of inner spaces made one. ``gt``, ``GT``, ``gt.``,
+    `` gt`` and ``ｇｔ`` have one key, as do ``café`` in NFC and NFD; ``gt-2`` and ``gt2`` do not."""
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    text = re.sub(r"\s+", " ", text)
+    start, end = 0, len(text)
+    while start < end and unicodedata.category(text[start])[0] in _EDGE:
+        start += 1
+    while end > start and unicodedata.category(text[end - 1])[0] in _EDGE:
+        end -= 1
+    return text[start:end] or text
 
 
 def check_results(label: str | Path, data: Any, schema: Any = None) -> dict[str, Any]:
@@ -71,6 +93,11 @@ class SystemResults:
     failures: list[dict[str, Any]] = field(default_factory=list)
     #: What the file's means are over (``results["averaging"]`` of ``surge evaluate``; empty for older files).
     averaging: dict[str, Any] = field(default_factory=dict)
+    #: survey id -> sha256 of the survey file scored (``results["fingerprints"]["surveys"]``; None for a file
+    #: written before surge evaluate recorded them). The leaderboard replaces it with what it computes itself.
+    fingerprints: dict[str, str] | None = None
+    #: Why this file was not joined to an earlier one of the same name or folder (``merge_runs``).
+    join_notes: list[str] = field(default_factory=list)
     #: The results files this system was merged from (``surge report``'s ``merge_runs``), in input order; empty for
     #: one file.
     parts: list[SystemResults] = field(default_factory=list)
@@ -79,9 +106,11 @@ class SystemResults:
     def from_data(cls, name: str, path: str | Path, data: dict[str, Any]) -> SystemResults:
         """A checked results file's content (:func:`check_results`) as one system."""
         averaging = data.get("averaging")
+        recorded = (data.get("fingerprints") or {}).get("surveys")
         return cls(name=name, path=Path(path), sha256=file_sha256(path), config=dict(data.get("config") or {}),
                    surveys={str(k): v for k, v in data["surveys"].items()}, failures=list(data.get("failures") or []),
-                   averaging=averaging if isinstance(averaging, dict) else {})
+                   averaging=averaging if isinstance(averaging, dict) else {},
+                   fingerprints=dict(recorded) if isinstance(recorded, dict) else None)
 
     @property
     def files(self) -> list[SystemResults]:
@@ -102,17 +131,27 @@ class SystemResults:
                 for sid, record in self.surveys.items()}
 
 
-def unique_names(entries: Sequence[tuple[str | None, Path]]) -> list[str]:
-    """Each ``(explicit name, path)``'s system name: the explicit one, else the file stem; stems that collide get
-    their folder (``a/results``); two inputs of one name are an :class:`InputFileError` naming both files."""
+def system_names(entries: Sequence[tuple[str | None, Path]]) -> list[str]:
+    """Each ``(explicit name, path)``'s system name: the explicit one, else the file stem; stems that look alike
+    (:func:`name_key`) get their folder (``a/results``). Names may still clash: :func:`unique_names` refuses that."""
     first = [explicit or path.stem for explicit, path in entries]
-    names = [name if explicit or first.count(name) == 1 else f"{path.parent.name}/{path.stem}"
-             for name, (explicit, path) in zip(first, entries, strict=True)]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        clashing = [str(p) for (_, p), n in zip(entries, names, strict=True) if n in duplicates]
+    keys = [name_key(name) for name in first]
+    return [name if explicit or keys.count(key) == 1 else f"{path.parent.name}/{path.stem}"
+            for name, key, (explicit, path) in zip(first, keys, entries, strict=True)]
+
+
+def unique_names(entries: Sequence[tuple[str | None, Path]]) -> list[str]:
+    """:func:`system_names`, and two inputs whose names look alike (one :func:`name_key`: ``gt`` and ``GT.``) are
+    an :class:`InputFileError` naming the names and the files."""
+    names = system_names(entries)
+    keys = [name_key(n) for n in names]
+    clash = [k for k in dict.fromkeys(keys) if keys.count(k) > 1]
+    if clash:
+        alike = list(dict.fromkeys(n for n, k in zip(names, keys, strict=True) if k in clash))
+        clashing = [str(p) for (_, p), k in zip(entries, keys, strict=True) if k in clash]
         raise InputFileError(
-            f"several inputs are named {', '.join(repr(d) for d in duplicates)} ({', '.join(clashing)}); "
+            f"several inputs are named {', '.join(repr(d) for d in alike)}"
+            f"{' (names that look alike)' if len(alike) > len(clash) else ''} ({', '.join(clashing)}); "
             "rename the files or set config.system in them (or name them NAME=PATH)"
         )
     return names

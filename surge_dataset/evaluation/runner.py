@@ -26,6 +26,7 @@ from surge_dataset.evaluation.config import (
     result_keys,
     selected_metrics,
 )
+from surge_dataset.evaluation.fingerprints import run_fingerprint, survey_fingerprints
 from surge_dataset.evaluation.metric import Metric, ModelSet, Requests, diagnostic, needed_models
 from surge_dataset.evaluation.models import build_models, is_built, judge_report, unwrap
 from surge_dataset.evaluation.parallel import ProcessGroup, shared_model_pass
@@ -276,6 +277,11 @@ def evaluate_run(
         "excluded": excluded,  # surveys the filters (--min-cites, --exclude-empty) left out, with the reason
     }
     topics, topics_name = expected_topics(data)  # what the means are over, said under the table and in the report
+    # what was scored, by content: a results file is joined to another (surge report, the leaderboard) only when
+    # they scored the same survey files, whatever their folders are called
+    scored = survey_fingerprints(passage_dir, config.protocol, survey_ids=surveys)
+    results["fingerprints"] = {"surveys": scored,
+                               "run": run_fingerprint(scored, data.fingerprint, config.key_settings())}
     results["averaging"] = averaging_notes(surveys, results["failures"], excluded, config, topics=topics,
                                            topics_name=topics_name)
     if config.judge:  # read off the judge that ran, never building one for it

@@ -156,10 +156,21 @@ class ResultsConfig(OpenRecord):
     exclude_empty: StrictBool | None = None
 
 
+Sha256 = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+class Fingerprints(OpenRecord):
+    """What a run scored, by content (:mod:`.fingerprints`): each survey file's sha256, and the run's."""
+
+    surveys: dict[Annotated[StrictStr, Field(pattern=rf"^(?:{SURVEY_KEY.pattern})$")], Sha256]
+    run: Sha256 | None = None
+
+
 class ResultsFile(OpenRecord):
     """A ``surge evaluate`` results file (``config`` may be absent or null: every reader takes it as empty)."""
 
     config: ResultsConfig | None = None
+    fingerprints: Fingerprints | None = None
     surveys: dict[StrictStr, SurveyRecord]
     failures: list[Failure] = []
     excluded: list[dict[str, Any]] = []

@@ -98,6 +98,8 @@ class BuildSummary:
     warnings: list[str] = field(default_factory=list)
     files: dict[str, int] = field(default_factory=dict)  # file -> bytes
     verification: dict[str, dict[str, Any]] = field(default_factory=dict)  # system -> its verification record
+    refused: list[dict[str, Any]] = field(default_factory=list)  # inputs not built, each with why (read_inputs)
+    duplicates: list[dict[str, Any]] = field(default_factory=list)  # inputs of a kept system's surveys: no row
 
 
 def _schema(**columns: str) -> Any:
@@ -200,7 +202,8 @@ def data_window_text(config: dict[str, Any]) -> str:
 
 
 def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any], warnings: list[str], *,
-          title: str, seed: int, resamples: int) -> dict[str, Any]:
+          title: str, seed: int, resamples: int, refused: Sequence[dict[str, Any]] = (),
+          duplicates: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     from surge_dataset.retrieval.evaluation import TABLE3
 
     return {
@@ -220,6 +223,8 @@ def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any
                     "failures": [{"survey_id": f.get("survey_id"), "error": strip_local_paths(str(f.get("error")))[:500]}
                                  for f in e.system.failures]} for e in entries],
         "versions": installed_versions(("surge-bench", "pyarrow", "numpy", "scipy")),
+        "refused": list(refused),  # names and one-line reasons, local paths already cut (read_inputs)
+        "duplicates": list(duplicates),
     }
 
 
@@ -259,9 +264,11 @@ class _Published:
 
 
 def _verify(entries: Sequence[Entry], metrics: Sequence[str], dataset: Any, verify: bool | None,
-            models: Mapping[str, str], device: str | None, say: Callable[[str], None]) -> dict[str, _Published]:
+            models: Mapping[str, str], device: str | None, say: Callable[[str], None],
+            refused: list[dict[str, Any]]) -> dict[str, _Published]:
     """Each entry's ``verification`` record, re-scored (:mod:`.verify`) or why not; its published values replaced by
-    the re-computed ones (values, counts, diagnostics; the submitted ones are only compared)."""
+    the re-computed ones (values, counts, diagnostics; the submitted ones are only compared). An entry whose
+    re-scoring breaks is refused alone (left out of the result): one submission never stops the others."""
     from surge_dataset.leaderboard.verify import UNVERIFIED, Verification, verify_results
 
     published = {}
@@ -272,7 +279,12 @@ def _verify(entries: Sequence[Entry], metrics: Sequence[str], dataset: Any, veri
             found = Verification(UNVERIFIED, not_rescored=why)
         else:
             say(f"re-scoring {entry.system.name} (verification)")
-            found = verify_results(entry.results, entry.passages, dataset, models=models, device=device)
+            try:
+                found = verify_results(entry.results, entry.passages, dataset, models=models, device=device)
+            except Exception as exc:  # noqa: BLE001 - anything a hostile submission triggers refuses it, not the build
+                first = (str(exc).splitlines() or [""])[0] or "an error with no message"
+                refused.append(_refusal(entry, f"re-scoring failed: {first}"))
+                continue
         entry.verification = found.record()
         published[entry.system.name] = _publish(entry, found, metrics)
     return published
@@ -319,18 +331,24 @@ def build_space(
     if resamples < 100 or seed < 0:
         raise InputFileError(f"--resamples must be at least 100 and --seed >= 0 (got {resamples}, {seed})")
     copies = model_copies(models)
-    entries, runs = read_inputs(inputs, passages_root=passages_root, details=details)
-    systems = [e.system for e in entries]
-    metrics = [m for m in available_metrics(systems) if metric_of_key(m) is not None]
-    groups, warnings = group_systems(systems)
-    warnings += [w for w in comparability_warnings(systems) if "failed" in w]
-    dataset = _open_dataset(data, warnings)
-    _check_survey_ids(entries, dataset)
+    entries, runs, refused, duplicates = read_inputs(inputs, passages_root=passages_root, details=details)
+    data_warnings: list[str] = []
+    dataset = _open_dataset(data, data_warnings)
+    entries = _known_surveys(entries, dataset, refused)
     sources = [("RESULTS", e.system.path) for e in entries] + [("--passages-root", passages_root), ("--data", data)]
     say = progress or (lambda _message: None)
     with replacing_output_folder(out, SPACE_KIND, "surge leaderboard build", inputs=sources,
                                  overwrite=overwrite) as tmp:
-        published = _verify(entries, metrics, dataset, verify, copies, device, say)
+        metrics = [m for m in available_metrics([e.system for e in entries]) if metric_of_key(m) is not None]
+        published = _verify(entries, metrics, dataset, verify, copies, device, say, refused)
+        entries = [e for e in entries if e.system.name in published]  # a submission re-scoring could not read: refused
+        if not entries and not runs:
+            raise InputFileError(f"nothing to build: every input was refused ({refused[0]['file']}: "
+                                 f"{refused[0]['reason']})" if refused else "nothing to build")
+        systems = [e.system for e in entries]
+        metrics = [m for m in available_metrics(systems) if metric_of_key(m) is not None]
+        groups, warnings = group_systems(systems)
+        warnings += [w for w in comparability_warnings(systems) if "failed" in w] + data_warnings
         folder = tmp / "data"
         folder.mkdir()
         say("means, 95% CIs and paired tests")
@@ -365,7 +383,8 @@ def build_space(
                               ci_low="float", ci_high="float", n="int"), folder / "significance.parquet")
         _write(({"system": r.name, "k": k, "recall": v} for r in runs for k, v in r.recall_at_k()),
                _schema(system="str", k="int", recall="float"), folder / "retrieval.parquet")
-        meta = _meta(entries, metrics, groups, warnings, title=title, seed=seed, resamples=resamples)
+        meta = _meta(entries, metrics, groups, warnings, title=title, seed=seed, resamples=resamples, refused=refused,
+                     duplicates=duplicates)
         (folder / "leaderboard.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
         for name in SPACE_FILES:
             shutil.copyfile(SPACE_SOURCE / name, tmp / name)
@@ -376,7 +395,7 @@ def build_space(
         files = {str(p.relative_to(tmp)): p.stat().st_size for p in sorted(tmp.rglob("*")) if p.is_file()}
     return BuildSummary(Path(out), len(entries), len(groups), counts[0], counts[1],
                         time.perf_counter() - started, meta["warnings"], files,
-                        {e.system.name: e.verification or {} for e in entries})
+                        {e.system.name: e.verification or {} for e in entries}, refused, duplicates)
 
 
 def _badge(verification: Mapping[str, Any] | None) -> str:
@@ -393,17 +412,27 @@ def _first_difference(verification: Mapping[str, Any] | None) -> str | None:
     return Verification(MISMATCH, mismatch=verification["mismatch"]).first_difference()
 
 
-def _check_survey_ids(entries: Sequence[Entry], dataset: Any) -> None:
-    """Survey ids the dataset does not have, in results scored on that dataset: refused naming the file."""
+def _refusal(entry: Entry, reason: str) -> dict[str, Any]:
+    """A refused input as ``leaderboard.json`` lists it (the same record as :func:`.inputs.read_inputs`'s)."""
+    place = entry.submission if entry.submission is not None else entry.system.path
+    return {"file": place.name, "system": entry.system.name, "reason": strip_local_paths(reason)[:500]}
+
+
+def _known_surveys(entries: Sequence[Entry], dataset: Any, refused: list[dict[str, Any]]) -> list[Entry]:
+    """The entries whose surveys the dataset has; results scored on that dataset naming a survey it lacks are
+    refused (that file only), naming the survey."""
     if dataset is None:
-        return
+        return list(entries)
+    kept = []
     for entry in entries:
-        if entry.system.config.get("data_fingerprint") != dataset.fingerprint:
-            continue
-        unknown = [sid for sid in entry.system.survey_ids if not dataset.has_survey(int(sid))]
-        if unknown:
-            raise InputFileError(f"{entry.system.path}: scores survey {unknown[0]}, which the dataset "
-                                 f"{dataset.fingerprint} (--data) does not have")
+        if entry.system.config.get("data_fingerprint") == dataset.fingerprint:
+            unknown = [sid for sid in entry.system.survey_ids if not dataset.has_survey(int(sid))]
+            if unknown:
+                refused.append(_refusal(entry, f"scores survey {unknown[0]}, which the dataset "
+                                               f"{dataset.fingerprint} (--data) does not have"))
+                continue
+        kept.append(entry)
+    return kept
 
 
 def _write_surveys(entries: Sequence[Entry], metrics: Sequence[str], folder: Path, dataset: Any,

@@ -3,7 +3,8 @@ retrieval-eval`` outputs, and checking they can be compared.
 
 A system is named by ``config.system`` (else its file stem); systems must share their survey ids
 (:func:`check_same_surveys`) because every statistic of the report is paired over surveys. Several files of one
-system and settings (an objective run and a judged one) are one system (:func:`merge_runs`).
+system and settings that scored the same survey files (an objective run and a judged one) are one system
+(:func:`merge_runs`).
 """
 
 from __future__ import annotations
@@ -306,12 +307,15 @@ def _combine(merged: SystemResults, run: SystemResults) -> SystemResults:
                 averaging[name] = {**value, **averaging.get(name, {})}
             else:
                 averaging.setdefault(name, value)
+    fingerprints = None if merged.fingerprints is None or run.fingerprints is None else \
+        {**run.fingerprints, **merged.fingerprints}
     return SystemResults(name=merged.name, path=merged.path, sha256=merged.sha256, config=config,
                          surveys=dict(sorted(surveys.items(), key=lambda item: survey_sort_key(item[0]))),
-                         failures=failures, averaging=averaging, parts=parts)
+                         failures=failures, averaging=averaging, fingerprints=fingerprints,
+                         join_notes=[*merged.join_notes, *run.join_notes], parts=parts)
 
 
-def _same_data(first: SystemResults, second: SystemResults) -> bool:
+def same_data(first: SystemResults, second: SystemResults) -> bool:
     """Whether two runs used the same shared settings and data window (an unrecorded window is not a known one)."""
     from surge_dataset.evaluation.config import SHARED_SETTINGS
 
@@ -320,32 +324,72 @@ def _same_data(first: SystemResults, second: SystemResults) -> bool:
                for name in (*SHARED_SETTINGS, "data_window"))
 
 
+def _content(merged: SystemResults, run: SystemResults) -> str | None:
+    """None when ``run`` scored the same survey files as ``merged`` (their survey fingerprints agree, or neither
+    records any: the folder's name is all there is); else why the two are two rows."""
+    from surge_dataset.evaluation.fingerprints import fingerprint_difference
+
+    first = merged.files[0].path.name
+    if merged.fingerprints is None and run.fingerprints is None:
+        return None
+    if merged.fingerprints is None or run.fingerprints is None:
+        older = first if merged.fingerprints is None else run.path.name
+        return (f"{first} and {run.path.name}: {older} records no survey fingerprints (written before they were "
+                "recorded), so what it scored cannot be checked: two rows")
+    why = fingerprint_difference(merged.fingerprints, run.fingerprints)
+    return None if why is None else f"{first} and {run.path.name} score different survey files ({why}): two rows"
+
+
 def merge_runs(systems: Sequence[SystemResults]) -> list[SystemResults]:
     """Results files of one system under the same settings, as one system: each column from the run that has it.
 
     Two files are runs of one system when they record the same ``config.system`` or, without one, the same
-    passage folder (``config.passages``), and the same :data:`~surge_dataset.evaluation.config.SHARED_SETTINGS`
-    (protocol, aggregate, dataset, filters) and the same data window (``config.data_window``, a fresh split's
-    dates; a file that does not record one is not merged with a file that does). A run joins another when every
-    column both hold was computed under the same model settings (so ``surge evaluate --metrics sqs,cqs --judge ...`` completes an objective run of the same
-    folder); runs whose shared columns used different models are alternatives and stay apart. The same column with
+    passage folder (``config.passages``), scored the same survey files (their survey fingerprints,
+    ``results["fingerprints"]["surveys"]``, agree on every survey both hold: :mod:`~surge_dataset.evaluation.fingerprints`),
+    and used the same :data:`~surge_dataset.evaluation.config.SHARED_SETTINGS` (protocol, aggregate, dataset,
+    filters) and the same data window (``config.data_window``, a fresh split's dates; a file that does not record one
+    is not merged with a file that does). A file without fingerprints (written before they were recorded) is never
+    joined with one that has them; two files without are joined by their folder's name alone, unchecked (the note
+    says so). Files of one name or folder that are not joined for their content get a note (``join_notes``, printed
+    by :func:`merged_notes`). A run joins another when every column both hold was computed under the same model
+    settings (so ``surge evaluate --metrics sqs,cqs --judge ...`` completes an objective run of the same surveys);
+    runs whose shared columns used different models are alternatives and stay apart. The same column with
     different values under the same settings raises :class:`ReportError`. The merged system keeps the first file's
     name and path; ``parts`` lists every file. Files without a recorded system or passage folder are never merged.
     """
+    from dataclasses import replace
+
     merged: list[SystemResults] = []
     for run in systems:
         identity = _identity(run)
+        notes: list[str] = []
         for k, other in enumerate(merged):
-            if identity is not None and _identity(other) == identity and _same_data(other, run) and _joins(other, run):
+            if identity is None or _identity(other) != identity or not same_data(other, run):
+                continue
+            why = _content(other, run)
+            if why is not None:
+                notes.append(why)
+                continue
+            if _joins(other, run):
                 merged[k] = _combine(other, run)
                 break
         else:
-            merged.append(run)
+            merged.append(replace(run, join_notes=[*run.join_notes, *notes]) if notes else run)
     return merged
 
 
 def merged_notes(systems: Sequence[SystemResults]) -> list[str]:
-    """One line per system made of several results files (:func:`merge_runs`): which files, and why one row."""
-    return [f"{s.name}: {' and '.join(p.path.name for p in s.parts)} are one system (same "
-            f"{'config.system' if s.config.get('system') else 'passage folder'} and settings): one row, each column "
-            "from the file that has it" for s in systems if s.parts]
+    """One line per system made of several results files (:func:`merge_runs`): which files, and why one row (by
+    the same survey files, or by the folder's name alone for files that record no fingerprints); and one per file
+    of the same name or folder that was not joined, and why."""
+    notes = []
+    for s in systems:
+        if s.parts:
+            same = "config.system" if s.config.get("system") else "passage folder"
+            why = f"same {same}, settings and survey files" if s.fingerprints is not None else \
+                f"same {same} and settings; joined by {'name' if same == 'config.system' else 'folder name'} " \
+                "alone, unchecked: no survey fingerprints recorded"
+            notes.append(f"{s.name}: {' and '.join(p.path.name for p in s.parts)} are one system ({why}): one row, "
+                         "each column from the file that has it")
+        notes += [f"{s.name}: {note}" for note in s.join_notes]
+    return notes
