@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -236,3 +237,56 @@ def test_model_folders_given_to_verify_and_home_paths_are_never_published(honest
     for place in (str(minilm_path), "/home/alice", str(tmp_path), str(Path.home()) + "/"):
         assert not _published(tmp_path / "space", place), place
     assert "nli-deberta" in json.dumps(_meta(tmp_path / "space")["inputs"][0]["verification"])
+
+
+# ------------------------------------------------------------------------------ one file never stops the others
+
+
+@pytest.mark.parametrize(("attack", "reason"), [
+    (lambda r: r["surveys"]["0"].update(Recall=0.99, SHR=1.0, Verification=1.0), "is not a result key"),
+    (lambda r: r["surveys"]["0"]["counts"].update(references=10**30), "counts.references"),
+    (lambda r: r["config"].update(protocol="paper"), "protocol"),
+])
+def test_an_attacking_file_is_refused_alone_and_takes_no_column(honest, tmp_path, attack, reason):  # noqa: F811
+    own = _edited(honest.results, tmp_path / "in" / "honest.json", lambda r: None)
+    attacker = _edited(honest.results, tmp_path / "in" / "attacker.json",
+                       lambda r: (attack(r), r["config"].update(system="attacker"), r.pop("fingerprints", None)))
+    shutil.copy(honest.details, own.with_name(own.stem + ".details.jsonl"))
+    summary = build_space([own, attacker], tmp_path / "space", data=honest.data.path, resamples=RESAMPLES)
+    meta = _meta(tmp_path / "space")
+    if reason == "protocol":  # a plain results file of another protocol is a row of its own group, never ranked with us
+        assert len(meta["groups"]) == 2
+        return
+    assert [r["file"] for r in summary.refused] == ["attacker.json"] and reason in summary.refused[0]["reason"]
+    assert meta["refused"] == summary.refused
+    systems = _systems(tmp_path / "space")
+    assert list(systems.index) == ["honest"]
+    for table in ("systems", "scores"):
+        columns = set(_read(tmp_path / "space", table).columns)
+        assert not {"Recall", "SHR", "Verification"} & columns, table
+    assert set(_read(tmp_path / "space", "means")["metric"]) <= {m["key"] for m in meta["metrics"]}
+
+
+def test_a_rescoring_that_breaks_refuses_that_submission_only(honest, tmp_path, monkeypatch):  # noqa: F811
+    from surge_dataset.leaderboard import verify
+
+    other = tmp_path / "other-passages"  # other survey files than Good's: another system, not a duplicate of it
+    shutil.copytree(honest.passages, other)
+    with (other / "0" / "survey.md").open("a", encoding="utf-8") as handle:
+        handle.write("\nOne more sentence.\n")
+    pack_submission(honest.results, honest.passages, tmp_path / "good", data=honest.data, verify=False, name="Good")
+    pack_submission(honest.results, other, tmp_path / "bad", data=honest.data, verify=False, name="Bad")
+    real = verify.verify_results
+
+    def breaking(results, passages, *args, **kwargs):
+        if passages.parent.name == "bad":
+            raise RuntimeError(f"a parser fault on {passages}/0/survey.md")
+        return real(results, passages, *args, **kwargs)
+
+    monkeypatch.setattr(verify, "verify_results", breaking)
+    summary = build_space([tmp_path / "bad", tmp_path / "good"], tmp_path / "space", data=honest.data.path,
+                          models=honest.models, resamples=RESAMPLES)
+    assert [r["system"] for r in summary.refused] == ["Bad"]
+    assert summary.refused[0]["reason"].startswith("re-scoring failed: a parser fault on")
+    assert str(tmp_path) not in summary.refused[0]["reason"]
+    assert list(_systems(tmp_path / "space").index) == ["Good"]
