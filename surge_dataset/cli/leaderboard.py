@@ -43,6 +43,12 @@ def build(
         "--data (default: of the submission folders only); the table shows verified / mismatch / unverified."),
     model: list[str] = model_copies_option(),
     device: str = typer.Option(None, "--device", help="Where re-scoring runs its models (default: the best available)."),
+    reverify: bool = typer.Option(
+        False, "--reverify", help="Re-score every submission again, reusing no stored re-scoring (by default a "
+        "submission whose surveys, data, models and metric versions were re-scored before is only compared again)."),
+    verifications: Path = typer.Option(
+        None, "--verifications", help="Folder that keeps the re-scorings between builds (default: verifications/ "
+        "inside the Space folder, carried from its previous build)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a Space folder this command wrote before."),
 ) -> None:
     """Write a self-contained Gradio Space: Table 4 with CIs, per-survey scores, every citation's verdict, plots."""
@@ -52,7 +58,7 @@ def build(
 
     summary = build_space(results, out, passages_root=passages_root, details=details or (), data=data, title=title,
                           seed=seed, resamples=resamples, overwrite=overwrite, verify=verify, models=model or (),
-                          device=device, progress=lambda message: console.print(f"[dim]{escape(message)}[/]",
+                          device=device, reverify=reverify, verifications=verifications, progress=lambda message: console.print(f"[dim]{escape(message)}[/]",
                                                                                 highlight=False))
     for warning in summary.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
@@ -65,6 +71,9 @@ def build(
     for name, verification in summary.verification.items():
         colour = {"verified": "green", "mismatch": "red"}.get(verification.get("status", ""), "yellow")
         console.print(f"[{colour}]{escape(name)}:[/] {escape(verification.get('summary', ''))}", highlight=False)
+    if summary.rescored or summary.reused:
+        console.print(f"re-scored {summary.rescored} submission(s); reused {summary.reused} stored re-scoring(s)",
+                      highlight=False, markup=False)
     size = sum(summary.files.values())
     out_console.print(  # markup=False: system names and paths are plain text
         f"{out}: {summary.systems} systems in {summary.groups} setting group(s), {summary.surveys} surveys, "

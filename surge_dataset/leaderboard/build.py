@@ -18,6 +18,9 @@ Layout of the folder (what ``surge leaderboard build`` writes, every file replac
     data/papers.parquet     the cited papers' titles and abstracts (from --data)
     data/outlines.parquet   the GT outline (from --data) and each generated outline, heading by heading
     data/retrieval.parquet  Recall@k of retrieval-eval inputs and the paper's Table 3
+    verifications/<key>.json   each submission's re-computation, under the sha256 of what it covered (surveys, data,
+                            weights, metric versions, settings): the next build of this folder compares against it
+                            instead of re-scoring (:mod:`.rescore_store`; ``--reverify`` re-scores all)
 
 A re-scored system publishes what the builder computed -- values, counts, diagnostics and citation verdicts from the
 re-run -- and the submitted ones only where nothing was re-run (judged metrics, a model not here), each such cell
@@ -59,6 +62,7 @@ from surge_dataset.leaderboard.citations import (
 )
 from surge_dataset.leaderboard.groups import FILTERS, group_systems, pairwise
 from surge_dataset.leaderboard.inputs import Entry, read_inputs
+from surge_dataset.leaderboard.rescore_store import STORE_FOLDER, RescoreStore
 from surge_dataset.leaderboard.space.leaderboard_data import markdown_text
 from surge_dataset.leaderboard.submission_rules import strip_local_paths
 from surge_dataset.leaderboard.verify import RECOMPUTED, SELF_REPORTED
@@ -100,6 +104,8 @@ class BuildSummary:
     verification: dict[str, dict[str, Any]] = field(default_factory=dict)  # system -> its verification record
     refused: list[dict[str, Any]] = field(default_factory=list)  # inputs not built, each with why (read_inputs)
     duplicates: list[dict[str, Any]] = field(default_factory=list)  # inputs of a kept system's surveys: no row
+    rescored: int = 0  # submissions whose metrics were computed again in this build
+    reused: int = 0  # submissions compared with a stored re-computation of the same inputs (.rescore_store)
 
 
 def _schema(**columns: str) -> Any:
@@ -265,7 +271,7 @@ class _Published:
 
 def _verify(entries: Sequence[Entry], metrics: Sequence[str], dataset: Any, verify: bool | None,
             models: Mapping[str, str], device: str | None, say: Callable[[str], None],
-            refused: list[dict[str, Any]]) -> dict[str, _Published]:
+            refused: list[dict[str, Any]], store: RescoreStore) -> dict[str, _Published]:
     """Each entry's ``verification`` record, re-scored (:mod:`.verify`) or why not; its published values replaced by
     the re-computed ones (values, counts, diagnostics; the submitted ones are only compared). An entry whose
     re-scoring breaks is refused alone (left out of the result): one submission never stops the others."""
@@ -278,13 +284,16 @@ def _verify(entries: Sequence[Entry], metrics: Sequence[str], dataset: Any, veri
                 "a plain results file, not re-scored (pass --verify to re-score it)"
             found = Verification(UNVERIFIED, not_rescored=why)
         else:
-            say(f"re-scoring {entry.system.name} (verification)")
+            reused = len(store.reused)
             try:
-                found = verify_results(entry.results, entry.passages, dataset, models=models, device=device)
+                found = verify_results(entry.results, entry.passages, dataset, models=models, device=device,
+                                       store=store)
             except Exception as exc:  # noqa: BLE001 - anything a hostile submission triggers refuses it, not the build
                 first = (str(exc).splitlines() or [""])[0] or "an error with no message"
                 refused.append(_refusal(entry, f"re-scoring failed: {first}"))
                 continue
+            say(f"{'compared with the stored re-scoring of' if len(store.reused) > reused else 're-scored'} "
+                f"{entry.system.name} (verification)")
         entry.verification = found.record()
         published[entry.system.name] = _publish(entry, found, metrics)
     return published
@@ -321,11 +330,14 @@ def build_space(
     details: Iterable[str] = (), data: str | Path | None = None, title: str = "SurGE leaderboard", seed: int = 0,
     resamples: int = 10_000, overwrite: bool = False, progress: Callable[[str], None] | None = None,
     verify: bool | None = None, models: Iterable[str] | Mapping[str, str] = (), device: str | None = None,
+    reverify: bool = False, verifications: str | Path | None = None,
 ) -> BuildSummary:
     """Write the Space folder ``out``; inputs are checked first (:class:`SurgeError` naming a bad file).
 
     ``verify``: re-score every input (True), none (False), or the submission folders only (None, the default);
     ``models``: ``NAME=PATH`` local copies of the models the inputs name (found in the Hub cache otherwise).
+    ``verifications``: the folder that keeps re-scorings between builds (:mod:`.rescore_store`; default: the
+    Space's own ``verifications/``, carried from the previous build of ``out``); ``reverify``: reuse none.
     """
     started = time.perf_counter()
     if resamples < 100 or seed < 0:
@@ -340,7 +352,9 @@ def build_space(
     with replacing_output_folder(out, SPACE_KIND, "surge leaderboard build", inputs=sources,
                                  overwrite=overwrite) as tmp:
         metrics = [m for m in available_metrics([e.system for e in entries]) if metric_of_key(m) is not None]
-        published = _verify(entries, metrics, dataset, verify, copies, device, say, refused)
+        store = _store(Path(out), tmp, verifications, reverify)
+        published = _verify(entries, metrics, dataset, verify, copies, device, say, refused, store)
+        warnings_of_store = list(store.refused)
         entries = [e for e in entries if e.system.name in published]  # a submission re-scoring could not read: refused
         if not entries and not runs:
             raise InputFileError(f"nothing to build: every input was refused ({refused[0]['file']}: "
@@ -348,7 +362,7 @@ def build_space(
         systems = [e.system for e in entries]
         metrics = [m for m in available_metrics(systems) if metric_of_key(m) is not None]
         groups, warnings = group_systems(systems)
-        warnings += [w for w in comparability_warnings(systems) if "failed" in w] + data_warnings
+        warnings += [w for w in comparability_warnings(systems) if "failed" in w] + data_warnings + warnings_of_store
         folder = tmp / "data"
         folder.mkdir()
         say("means, 95% CIs and paired tests")
@@ -395,7 +409,8 @@ def build_space(
         files = {str(p.relative_to(tmp)): p.stat().st_size for p in sorted(tmp.rglob("*")) if p.is_file()}
     return BuildSummary(Path(out), len(entries), len(groups), counts[0], counts[1],
                         time.perf_counter() - started, meta["warnings"], files,
-                        {e.system.name: e.verification or {} for e in entries}, refused, duplicates)
+                        {e.system.name: e.verification or {} for e in entries}, refused, duplicates,
+                        len(store.computed), len(store.reused))
 
 
 def _badge(verification: Mapping[str, Any] | None) -> str:
@@ -410,6 +425,16 @@ def _first_difference(verification: Mapping[str, Any] | None) -> str | None:
     if not verification or verification.get("status") != MISMATCH or not verification.get("mismatch"):
         return None
     return Verification(MISMATCH, mismatch=verification["mismatch"]).first_difference()
+
+
+def _store(out: Path, staging: Path, chosen: str | Path | None, reverify: bool) -> RescoreStore:
+    """Where re-scorings are kept: the chosen folder, read and written in place; else the new Space's own
+    ``verifications/``, seeded from the previous build of ``out`` (a folder this command wrote, never a user's)."""
+    if chosen is not None:
+        return RescoreStore(Path(chosen), reuse=not reverify)
+    previous = out / STORE_FOLDER
+    sources = [previous] if previous.is_dir() and folder_kind(out) == SPACE_KIND else []
+    return RescoreStore(staging / STORE_FOLDER, sources, reuse=not reverify)
 
 
 def _refusal(entry: Entry, reason: str) -> dict[str, Any]:

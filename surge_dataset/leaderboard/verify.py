@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from surge_dataset.core.vocabulary import JUDGE, NLI
+from surge_dataset.leaderboard.rescore_store import RescoreStore
 
 __all__ = ["MISMATCH", "NLI_ITEMS", "PRECISION", "PRECISION_ITEMS", "PRECISION_SLACK", "RECOMPUTED", "SELF_REPORTED", "TOLERANCE", "UNVERIFIED",
            "VERIFIED", "Verification", "verify_results"]
@@ -310,14 +311,11 @@ def precision_slack(key: str, kind: str, recomputed: Mapping[str, Any]) -> float
 
 def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any, *,
                    models: Mapping[str, str] | None = None, device: str | None = None, tolerance: float = TOLERANCE,
-                   cache_dir: Path | None = None) -> Verification:
+                   cache_dir: Path | None = None, store: RescoreStore | None = None) -> Verification:
     """Re-score the deterministic metrics of ``results`` (a results dict, already checked by the schema) from the
-    surveys in ``passages`` against ``data``; ``models``: ``NAME=PATH`` local copies (``--model``)."""
-    from surge_dataset.core.errors import SurgeError
-    from surge_dataset.evaluation import evaluate_run
-    from surge_dataset.evaluation.models import model_factories
-    from surge_dataset.evaluation.run_options import RunOptions
-    from surge_dataset.leaderboard.submission_rules import strip_local_paths
+    surveys in ``passages`` against ``data``; ``models``: ``NAME=PATH`` local copies (``--model``); ``store``: earlier
+    re-computations by what they covered (:mod:`.rescore_store`): the same surveys, data, weights, metric versions
+    and settings are not re-run, only compared again."""
     from surge_dataset.models.base import resolve_device
 
     config, surveys = results["config"], results["surveys"]
@@ -338,19 +336,10 @@ def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any,
         run_config = _config(config, [m.name for m in runnable], paths, out.device)
         written = result_keys(run_config)  # a key the results dropped is compared too: None against the value
         chosen = [k for k in keys if k in written] + [k for k in written if k not in keys]
-        try:
-            with tempfile.TemporaryDirectory(prefix="surge-verify-") as tmp:
-                redone = evaluate_run(data, passages, Path(tmp) / "results.json", run_config,
-                                      details_path=Path(tmp) / "details.jsonl",
-                                      **{f"{kind}_factory": make for kind, make in
-                                         model_factories(run_config, RunOptions(cache_dir=cache_dir)).items()})
-                details = _read_details(Path(tmp) / "details.jsonl")
-        except SurgeError as exc:  # a model that does not load, an unreadable folder: said, not a failed build
-            why = strip_local_paths(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)[:300]
-            out.unverified.update(dict.fromkeys(chosen, f"re-scoring failed: {why}"))
+        redone = _rescored(data, passages, run_config, runnable, paths, cache_dir, store, chosen, out)
+        if redone is None:
             out.status = UNVERIFIED
             return out
-        assert redone is not None
         failures = {str(f["survey_id"]): str(f.get("error")) for f in redone["failures"] if f.get("survey_id") is not None}
         scored = set(redone["surveys"]) | set(failures)
         failures.update({sid: "no survey file to re-score" for sid in surveys if sid not in scored})
@@ -360,10 +349,65 @@ def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any,
         _compare(surveys, redone["surveys"], failures, chosen, model_keys,
                  recorded_device != out.device.split(":")[0], tolerance, out)
         out.checked = [k for k in chosen if k not in out.unverified]
-        out.recomputed, out.details = redone["surveys"], details
+        out.recomputed, out.details = redone["surveys"], redone["details"]
     out.status = MISMATCH if out.mismatch else UNVERIFIED if out.unverified else PRECISION if out.precision \
         else VERIFIED
     return out
+
+
+def _covers(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any], paths: Mapping[str, str]
+            ) -> dict[str, Any]:
+    """What a re-computation depends on, by content: the survey files, the dataset, each model's weights, each
+    metric's code version and the settings that change numbers (model paths replaced by the weights they hold)."""
+    from surge_dataset.evaluation.fingerprints import survey_fingerprints
+    from surge_dataset.models.identity import weights_fingerprint
+
+    settings = {k: v for k, v in run_config.key_settings().items() if k not in MODEL_FIELDS.values()}
+    return {"surveys": survey_fingerprints(passages, run_config.protocol), "data": data.fingerprint,
+            "models": {key: weights_fingerprint(path) for key, path in sorted(paths.items())},
+            "metrics": {m.name: m.version for m in runnable}, "settings": settings, "device": run_config.device}
+
+
+def _rescored(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any], paths: Mapping[str, str],
+              cache_dir: Path | None, store: RescoreStore | None, chosen: Sequence[str],
+              out: Verification) -> dict[str, Any] | None:
+    """The re-run's surveys, failures and details: from ``store`` when it holds this very re-computation, else run
+    (and kept there); None when it could not run (said in ``out``)."""
+    from surge_dataset.core.errors import SurgeError
+    from surge_dataset.evaluation import evaluate_run
+    from surge_dataset.evaluation.models import model_factories
+    from surge_dataset.evaluation.run_options import RunOptions
+    from surge_dataset.leaderboard.rescore_store import rescore_key
+    from surge_dataset.leaderboard.submission_rules import strip_local_paths
+
+    covers = key = None
+    if store is not None:
+        try:
+            covers = _covers(data, passages, run_config, runnable, paths)
+        except SurgeError:  # an unreadable folder: the re-run below says why
+            covers = None
+        key = rescore_key(covers) if covers is not None else None
+        stored = store.get(key, covers) if key is not None and covers is not None else None
+        if stored is not None:
+            return stored
+    try:
+        with tempfile.TemporaryDirectory(prefix="surge-verify-") as tmp:
+            redone = evaluate_run(data, passages, Path(tmp) / "results.json", run_config,
+                                  details_path=Path(tmp) / "details.jsonl",
+                                  **{f"{kind}_factory": make for kind, make in
+                                     model_factories(run_config, RunOptions(cache_dir=cache_dir)).items()})
+            details = _read_details(Path(tmp) / "details.jsonl")
+    except SurgeError as exc:  # a model that does not load, an unreadable folder: said, not a failed build
+        why = strip_local_paths(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)[:300]
+        out.unverified.update(dict.fromkeys(chosen, f"re-scoring failed: {why}"))
+        return None
+    assert redone is not None
+    rescored = {"surveys": redone["surveys"], "details": details,
+                "failures": [{"survey_id": f.get("survey_id"), "error": strip_local_paths(str(f.get("error")))}
+                             for f in redone["failures"]]}
+    if store is not None and key is not None and covers is not None:
+        store.put(key, covers, rescored)
+    return rescored
 
 
 def _read_details(path: Path) -> list[dict[str, Any]]:
