@@ -330,6 +330,11 @@ def test_the_first_screen_at_1366_px_shows_system_badge_and_main_metrics(server,
                 assert all(re.fullmatch(r"\d+\.\d{4}( ‡)?|–", c) for c in cells), (column, cells)
         mismatch = _column(browser, "mismatch-table", 2)
         assert mismatch == ["mismatch: Recall, survey 0"]
+        grey = browser.find_element(By.CSS_SELECTOR, "#mismatch-table [data-testid^='cell-'][data-col='4']")
+        assert grey.value_of_css_property("color") in ("rgba(138, 138, 138, 1)", "rgb(138, 138, 138)")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})",
+                               browser.find_element(By.ID, "mismatch-table"))
+        browser.save_screenshot(str(tmp_path / "mismatch-1366.png"))
         _choose(browser, "filter-verification", "verified")
         _wait(browser, lambda d: _column(d, "leaderboard-table") == ["paper"])
         _choose(browser, "filter-verification", "mismatch")

@@ -111,7 +111,7 @@ def test_a_self_reported_score_is_marked_in_its_own_cell(statused):
 
 def test_the_refused_page_shows_submitters_text_as_text(statused):
     board = _app().lbdata.Board(statused / "data")
-    shown = board.refused_markdown()
+    shown = _app()._refused_markdown(board)
     assert not re.search(r"(?<!\\)[<>\[\]()*|]", shown.replace("| ", "").replace(" |", "").replace("|\n", "\n"))
     assert "\\<img src=x onerror=\"alert\\(1\\)\"\\>" in shown and "\\| pipe" in shown
     rows = [line for line in shown.splitlines() if line.startswith("| ") and "---" not in line]
@@ -134,7 +134,7 @@ def test_a_space_of_todays_builder_still_works(space):  # noqa: F811
     assert list(board.mismatches({})["System"]) == [EVIL_NAME]
     assert board.mismatches({})["First difference"][0] == "mismatch: Recall, survey 0"
     assert board.source[("paper", "recall")] == "recomputed" and board.source[("gt", "recall")] == "self-reported"
-    assert "No submission was refused" in board.refused_markdown()
+    assert "No submission was refused" in app._refused_markdown(board)
     assert type(app.build_app(space / "data")).__name__ == "Blocks"
 
 
@@ -256,6 +256,28 @@ def test_the_viewer_shows_one_page_of_citations_at_a_time(leaderboard_inputs, tm
     assert body2 != body and "sg-cite sg-" in body2
     assert app._survey_view(board, "big", "0", 99)[0] == header  # a page that is not there: the first one
     assert sum(map(len, (header, body, evidence.to_csv()))) < 1_000_000
+
+
+def test_a_long_survey_renders_the_part_around_the_page(leaderboard_inputs, tmp_path, monkeypatch):  # noqa: F811
+    """A survey longer than TEXT_WINDOW: each page renders the part of the text from its first citation, with the
+    page's citations that stand in it coloured at the right places, and says which part it shows."""
+    from surge_dataset.leaderboard.space import leaderboard_data
+
+    app = _app()
+    big = _big_space(leaderboard_inputs, tmp_path, leaderboard_data.VIEW_ROWS * 2 + 40)
+    board = app.lbdata.Board(big / "data")
+    info = board.survey("big", "0")
+    monkeypatch.setattr(leaderboard_data, "TEXT_WINDOW", len(info["text"]) // 4)
+    for page in (0, 1, 2):
+        start, end = board.text_window(info, page)
+        assert 0 < end - start <= len(info["text"]) // 4 and (start == 0) == (page == 0)
+        header, body, evidence, _ = app._survey_view(board, "big", "0", page)
+        assert f"showing characters {start + 1:,}–{end:,} of {len(info['text']):,}" in header
+        cites = re.findall(r'class="sg-cite [^"]+" tabindex="0" role="button">(\d+)<', body)
+        rows = board.page_rows(info, page)
+        inside = rows[(rows["start"] >= start) & (rows["end"] <= end)]
+        assert cites and len(cites) <= len(inside)  # a marker may carry several rows
+        assert set(cites) <= {str(n) for n in inside["number"]}
 
 
 def _big_space(i: dict, tmp_path: Path, extra: int, *, limit_rows: int | None = None, data=None) -> Path:

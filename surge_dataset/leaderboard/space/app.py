@@ -92,6 +92,50 @@ def _system_page(gr: Any, board: lbdata.Board) -> tuple[Any, list[Any], list[Any
     return update, inputs, outputs
 
 
+def _survey_header(board: lbdata.Board, system: str, survey_id: str, info: dict[str, Any], page: int = 0) -> str:
+    """The viewer's header: the survey's scores, its verdict counts (all records), which citations and which part
+    of the text are shown, and what this Space does not have (text, details, papers, titles, abstracts, GT)."""
+    scores = info["scores"]
+    shown = ", ".join(f"{board.labels[m]} {scores[m]:.{board.decimals[m]}f}" for m in board.metrics
+                      if scores.get(m) is not None and scores.get(m) == scores.get(m))
+    lines = [f"**{lbdata.markdown_text(system)}**, survey **{lbdata.markdown_text(survey_id)}**: {shown or 'no scores'}"]
+    if not info["has_details"]:
+        lines.append("ℹ️ **Scores only**: this system's results were evaluated without `--details`, so the "
+                     "citations are not coloured and there is no evidence to show.")
+    if info["text"] is None:
+        lines.append("ℹ️ The generated survey's text is not in this Space.")
+    counts = info["verdict_counts"]
+    if counts:
+        lines.append("Verdicts (all citations and reference entries): "
+                     + ", ".join(f"{lbdata.markdown_text(k)} {v:,}" for k, v in counts.items()))
+    stored = len(info["citations"])
+    if stored > lbdata.VIEW_ROWS or stored < info["total"]:
+        rows = board.page_rows(info, page)
+        first = int(page or 0) * lbdata.VIEW_ROWS + 1 if len(rows) else 0
+        kept = (f"; this Space keeps the first {stored:,} of the survey's {info['total']:,} rows"
+                if stored < info["total"] else "")
+        lines.append(f"ℹ️ **Showing citations {first:,}–{first + len(rows) - 1:,} of {stored:,}** (coloured in the "
+                     f"text and listed below; pick another page above){kept}.")
+    start, end = board.text_window(info, page)
+    if info["text"] is not None and (start, end) != (0, len(info["text"])):
+        lines.append(f"ℹ️ **A long survey: showing characters {start + 1:,}–{end:,} of {len(info['text']):,}** "
+                     "(from this page's first citation; the citations outside this part are listed below, not "
+                     "coloured).")
+    missing = []
+    if info["unknown_docs"]:
+        missing.append(f"{len(info['unknown_docs'])} cited doc id(s) have no paper in this Space (e.g. "
+                       f"{info['unknown_docs'][0]}; built without `--data`, or not in its corpus)")
+    if info["untitled_docs"]:
+        missing.append(f"{len(info['untitled_docs'])} cited paper(s) have no title")
+    if info["no_abstract_docs"]:
+        missing.append(f"{len(info['no_abstract_docs'])} cited paper(s) have no abstract")
+    if missing:
+        lines.append("ℹ️ Missing here: " + "; ".join(missing) + ".")
+    if info["gt_outline"] is None:
+        lines.append("ℹ️ No ground-truth outline in this Space (built without `--data`, or another dataset).")
+    return "\n\n".join(lines)
+
+
 def _survey_view(board: lbdata.Board, system: str | None, survey_id: str | None,
                  page: int | None = 0) -> tuple[str, str, Any, str]:
     """Header, body, evidence table and outlines of one page of a survey: only that page's citations
@@ -102,11 +146,14 @@ def _survey_view(board: lbdata.Board, system: str | None, survey_id: str | None,
     info = board.survey(system, str(survey_id))
     page = page if isinstance(page, int) and 0 <= page < len(board.pages(info)) else 0
     rows = board.page_rows(info, page).to_dict("records") if info["has_details"] else []
-    body = (viewer.render_survey(info["text"], rows, info["papers"]) if info["text"] is not None
+    start, end = board.text_window(info, page)
+    if start or end != len(info["text"] or ""):  # a long survey: its part around this page, offsets shifted
+        rows = [{**r, "start": r["start"] - start, "end": r["end"] - start} for r in rows
+                if r["start"] is not None and start <= r["start"] and r["end"] <= end]
+    body = (viewer.render_survey(info["text"][start:end], rows, info["papers"]) if info["text"] is not None
             else "<p><i>No survey text in this Space.</i></p>")
     outline = viewer.outline_html(info["outline"], info["gt_outline"])
-    return (board.survey_header(system, str(survey_id), info, page), body, board.evidence_table(info, page),
-            outline)
+    return _survey_header(board, system, str(survey_id), info, page), body, board.evidence_table(info, page), outline
 
 
 def _survey_page(gr: Any, board: lbdata.Board) -> tuple[Any, list[Any], list[Any]]:
@@ -147,8 +194,45 @@ def _survey_page(gr: Any, board: lbdata.Board) -> tuple[Any, list[Any], list[Any
     return open_survey, [system, survey], [page, *outputs]
 
 
+def _plain(value: Any) -> str:
+    """A value of leaderboard.json's refused/duplicates lists as words: a list joined, yes/no for a flag."""
+    if value is None or value == "":
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ", ".join(_plain(v) for v in value) or "–"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_plain(v)}" for k, v in value.items()) or "–"
+    return str(value)
+
+
+def _refused_markdown(board: lbdata.Board) -> str:
+    """The Refused page: submissions the builder left out, and duplicates of another submission. Every file name,
+    claimed name and reason comes from a submitter: plain text (:func:`markdown_text`), cut short."""
+    def table(header: tuple[str, ...], keys: tuple[str, ...], items: list[Any]) -> str:
+        rows = [item for item in items if isinstance(item, dict)]
+        lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+        lines += ["| " + " | ".join(lbdata.markdown_text(_plain(item.get(k)), limit=400) for k in keys) + " |"
+                  for item in rows]
+        return "\n".join(lines)
+
+    refused, duplicates = board.meta.get("refused") or [], board.meta.get("duplicates") or []
+    parts = ["### Refused submissions",
+             "Left out of every table: the file, the name it claims and why." if refused
+             else "No submission was refused."]
+    if refused:
+        parts.append(table(("File", "Claimed system", "Reason"), ("file", "system", "reason"), refused))
+    parts += ["### Duplicates", "Submissions the builder found to duplicate another one: the file, the name it "
+              "claims, the one it duplicates and what differs." if duplicates else "No duplicate submission."]
+    if duplicates:
+        parts.append(table(("File", "Claimed name", "Duplicate of", "Differs"),
+                           ("file", "system", "duplicate_of", "differs"), duplicates))
+    return "\n\n".join(parts)
+
+
 def _refused_page(gr: Any, board: lbdata.Board) -> None:
-    gr.Markdown(board.refused_markdown(), elem_id="refused")
+    gr.Markdown(_refused_markdown(board), elem_id="refused")
 
 
 def _plots_page(gr: Any, board: lbdata.Board) -> None:

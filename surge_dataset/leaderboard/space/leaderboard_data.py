@@ -35,6 +35,9 @@ SELF_REPORTED, RECOMPUTED = "self-reported", "recomputed"
 #: Citations coloured and listed per page of the survey viewer: the page's size (and first paint) stays bounded
 #: whatever the details file holds.
 VIEW_ROWS = 250
+#: Characters of a survey's text rendered with a page of citations: the builder keeps up to 1,000,000, whose
+#: HTML alone took chromium most of the 3 s budget to lay out.
+TEXT_WINDOW = 200_000
 CELL = "padding:0;border:none;min-width:7px;width:7px;height:16px"
 SIGNIFICANCE_ALPHA = 0.05
 
@@ -56,19 +59,6 @@ def _code(text: Any) -> str:
 def _str(value: Any) -> str | None:
     """A text value read back from Parquet, or None: pandas 3 gives a missing string as NaN (a float)."""
     return value if isinstance(value, str) else None
-
-
-def _plain(value: Any) -> str:
-    """A value of leaderboard.json's refused/duplicates lists as words: a list joined, yes/no for a flag."""
-    if value is None or value == "":
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list | tuple):
-        return ", ".join(_plain(v) for v in value) or "–"
-    if isinstance(value, dict):
-        return "; ".join(f"{k}: {_plain(v)}" for k, v in value.items()) or "–"
-    return str(value)
 
 
 def _survey_key(survey_id: str) -> tuple[int, int, str]:
@@ -105,16 +95,15 @@ class Board:
         """``status``, ``ranked``, ``badge``, ``verified_groups`` and ``first_difference`` as the builder writes them;
         a Space built before they existed gets them from its ``verification`` column."""
         rows = self.systems
-        old = rows["verification"] if "verification" in rows else pd.Series([None] * len(rows), index=rows.index)
+        old = rows["verification"] if "verification" in rows else [None] * len(rows)
         given = rows["status"] if "status" in rows else old
         status = [s if isinstance(s, str) and s in BADGES else (o if isinstance(o, str) and o in BADGES else "unverified")
                   for s, o in zip(given, old, strict=True)]
         rows["status"] = pd.Series(status, index=rows.index, dtype=object)
-        ranked = rows["ranked"] if "ranked" in rows else pd.Series([None] * len(rows), index=rows.index)
-        rows["ranked"] = [s != "mismatch" if r is None or isinstance(r, str) or pd.isna(r) else bool(r)
-                          for r, s in zip(ranked, status, strict=True)]
-        rows.loc[rows["status"] == "mismatch", "ranked"] = False  # never ranked, whatever a row says
-        badge = rows["badge"] if "badge" in rows else pd.Series([None] * len(rows), index=rows.index)
+        ranked = rows["ranked"] if "ranked" in rows else [None] * len(rows)
+        rows["ranked"] = [s != "mismatch" and (r is None or isinstance(r, str) or pd.isna(r) or bool(r))
+                          for r, s in zip(ranked, status, strict=True)]  # a mismatch never, whatever a row says
+        badge = rows["badge"] if "badge" in rows else [None] * len(rows)
         rows["badge"] = [b if isinstance(b, str) and b.strip() else BADGES[s] for b, s in zip(badge, status, strict=True)]
         for column in ("verified_groups", "first_difference"):
             rows[column] = [v if isinstance(v, str) else None for v in rows[column]] if column in rows else None
@@ -179,8 +168,7 @@ class Board:
         """The ranked rows the filters keep, in status blocks (verified, precision, unverified; the builder's order
         within a block): who, its badge and group, the scores, then their CIs, then which data and surveys. Mismatch
         rows are never here (:meth:`mismatches`). And a note saying what the marks mean and which settings are mixed."""
-        rows = self.selected(filters)
-        rows = rows[rows["ranked"].astype(bool)]
+        rows = self.selected(filters).pipe(lambda r: r[r["ranked"].astype(bool)])
         block = [STATUS_ORDER.index(s) if s in STATUS_ORDER else len(STATUS_ORDER) for s in rows["status"]]
         rows = rows.assign(_block=block).sort_values("_block", kind="stable")
         means = self.means.set_index(["system", "metric"])
@@ -197,11 +185,8 @@ class Board:
                 record = {"System": f"{name} {pub['mark']}", "Status": f"published {pub['mark']}",
                           "Group": f"published {pub['mark']}", "Data": "", "Surveys": 41,
                           "Checked": "published, not re-scored"}
-                for m in self.metrics:
-                    record[self.column(m)] = values.get(m)
-                    if ci:
-                        record[self.ci_column(m)] = ""
-                records.append(record)
+                record.update({self.column(m): values.get(m) for m in self.metrics})
+                records.append({**record, **{self.ci_column(m): "" for m in self.metrics if ci}})
         return pd.DataFrame(records, columns=self.columns(ci)), self.table_note(rows, published)
 
     def columns(self, ci: bool) -> list[str]:
@@ -212,8 +197,7 @@ class Board:
 
     def mismatches(self, filters: dict[str, str]) -> pd.DataFrame:
         """The rows that are never ranked (a submitted score differs from the re-computed one), with where first."""
-        rows = self.selected(filters)
-        rows = rows[~rows["ranked"].astype(bool)]
+        rows = self.selected(filters).pipe(lambda r: r[~r["ranked"].astype(bool)])
         means = self.means.set_index(["system", "metric"])
         records = []
         for _, system in rows.iterrows():
@@ -308,29 +292,6 @@ class Board:
             lines.append(f"{pub['mark']} Published numbers ({markdown_text(pub['source'])}): the paper's systems on its 41 test "
                          "surveys, copied, not recomputed; not comparable with evaluated rows.")
         return "\n\n".join(lines)
-
-    def refused_markdown(self) -> str:
-        """The Refused page: submissions the builder left out, and duplicates of another submission. Every file name,
-        claimed name and reason comes from a submitter: plain text (:func:`markdown_text`), cut short."""
-        def table(header: tuple[str, ...], keys: tuple[str, ...], items: list[Any]) -> str:
-            rows = [item for item in items if isinstance(item, dict)]
-            lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-            lines += ["| " + " | ".join(markdown_text(_plain(item.get(k)), limit=400) for k in keys) + " |"
-                      for item in rows]
-            return "\n".join(lines)
-
-        refused, duplicates = self.meta.get("refused") or [], self.meta.get("duplicates") or []
-        parts = ["### Refused submissions",
-                 "Left out of every table: the file, the name it claims and why." if refused
-                 else "No submission was refused."]
-        if refused:
-            parts.append(table(("File", "Claimed system", "Reason"), ("file", "system", "reason"), refused))
-        parts += ["### Duplicates", "Submissions that repeat another one: shown once, under the name of the one they "
-                  "duplicate." if duplicates else "No duplicate submission."]
-        if duplicates:
-            parts.append(table(("File", "Claimed name", "Duplicate of", "Differs"),
-                               ("file", "system", "duplicate_of", "differs"), duplicates))
-        return "\n\n".join(parts)
 
     def compare(self, system: str | None) -> tuple[pd.DataFrame, str]:
         """Paired significance of every system of ``system``'s group against it: Δ = other − selected."""
@@ -495,41 +456,21 @@ class Board:
                              "Cited paper": titles, "Section": rows["heading"], "Sentence": rows["sentence"],
                              "Rule": rows["rule"], "Placed": rows["start"] >= 0})
 
-    def survey_header(self, system: str, survey_id: str, info: dict[str, Any], page: int = 0) -> str:
-        scores = info["scores"]
-        shown = ", ".join(f"{self.labels[m]} {scores[m]:.{self.decimals[m]}f}" for m in self.metrics
-                          if scores.get(m) is not None and scores.get(m) == scores.get(m))
-        lines = [f"**{markdown_text(system)}**, survey **{markdown_text(survey_id)}**: {shown or 'no scores'}"]
-        if not info["has_details"]:
-            lines.append("ℹ️ **Scores only**: this system's results were evaluated without `--details`, so the "
-                         "citations are not coloured and there is no evidence to show.")
-        if info["text"] is None:
-            lines.append("ℹ️ The generated survey's text is not in this Space.")
-        counts = info["verdict_counts"]
-        if counts:
-            lines.append("Verdicts (all citations and reference entries): "
-                         + ", ".join(f"{markdown_text(k)} {v:,}" for k, v in counts.items()))
-        stored = len(info["citations"])
-        if stored > VIEW_ROWS or stored < info["total"]:
-            rows = self.page_rows(info, page)
-            first = int(page or 0) * VIEW_ROWS + 1 if len(rows) else 0
-            kept = (f"; this Space keeps the first {stored:,} of the survey's {info['total']:,} rows"
-                    if stored < info["total"] else "")
-            lines.append(f"ℹ️ **Showing citations {first:,}–{first + len(rows) - 1:,} of {stored:,}** (coloured in the "
-                         f"text and listed below; pick another page above){kept}.")
-        missing = []
-        if info["unknown_docs"]:
-            missing.append(f"{len(info['unknown_docs'])} cited doc id(s) have no paper in this Space (e.g. "
-                           f"{info['unknown_docs'][0]}; built without `--data`, or not in its corpus)")
-        if info["untitled_docs"]:
-            missing.append(f"{len(info['untitled_docs'])} cited paper(s) have no title")
-        if info["no_abstract_docs"]:
-            missing.append(f"{len(info['no_abstract_docs'])} cited paper(s) have no abstract")
-        if missing:
-            lines.append("ℹ️ Missing here: " + "; ".join(missing) + ".")
-        if info["gt_outline"] is None:
-            lines.append("ℹ️ No ground-truth outline in this Space (built without `--data`, or another dataset).")
-        return "\n\n".join(lines)
+    @staticmethod
+    def text_window(info: dict[str, Any], page: int = 0) -> tuple[int, int]:
+        """The part of a long survey's text the viewer renders with a page of citations: at most
+        :data:`TEXT_WINDOW` characters, from the paragraph of the page's first placed citation (the start of the
+        text for the first page), cut at a paragraph's end. The whole text when it is shorter."""
+        text = info["text"] or ""
+        if len(text) <= TEXT_WINDOW:
+            return 0, len(text)
+        rows = Board.page_rows(info, page)
+        placed = rows.loc[rows["start"] >= 0, "start"]
+        first = int(placed.min()) if int(page or 0) > 0 and len(placed) else 0
+        start = text.rfind("\n\n", 0, first) + 1 if first else 0
+        end = min(len(text), start + TEXT_WINDOW)
+        cut = text.rfind("\n\n", start, end) if end < len(text) else -1
+        return start, cut if cut > start else end
 
     # ----------------------------------------------------------------------------------------- plots
 
