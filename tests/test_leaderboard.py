@@ -193,8 +193,8 @@ def test_the_table_names_each_rows_dataset_and_window(leaderboard_inputs, tmp_pa
     short = base["config"]["data_fingerprint"][:8]
     board = app.lbdata.Board(tmp_path / "space" / "data")
     frame, note = board.table({}, ci=False, published=True)
-    # provenance first (issue 32.5): who, whether re-scored, which settings and data, then the scores
-    assert list(frame.columns[:5]) == ["System", "Verification", "Group", "Data", "Surveys"]
+    # who, its badge and group first, then the scores; which data and how many surveys after them
+    assert list(frame.columns[:3]) == ["System", "Status", "Group"] and list(frame.columns[-3:-1]) == ["Surveys", "Data"]
     shown = dict(zip(frame["System"], frame["Data"], strict=True))
     assert {k: v for k, v in shown.items() if not k.endswith("†")} == {
         "gt": short, "fresh": "fedcba98 (2025-06-01 to 2025-08-31)", "open": "fedcba98 (2025-06-01 to open)",
@@ -276,9 +276,10 @@ def test_app_pages_never_fail_on_any_survey(space, leaderboard_inputs):
 
     board = app.lbdata.Board(space / "data")
     frame, note = board.table({}, ci=True, published=True)
-    assert list(frame["System"][:4]) == ["gt", "degraded", "paper", EVIL_NAME]
+    assert list(frame["System"][:3]) == ["paper", "gt", "degraded"]  # verified first; the mismatch never ranked
+    assert list(board.mismatches({})["System"]) == [EVIL_NAME]
     fingerprint = SurgeData.open(leaderboard_inputs["data"]).fingerprint
-    assert list(frame["Data"]) == [fingerprint[:8]] * 4 + [""] * 6  # official data: the fingerprint, no window
+    assert list(frame["Data"]) == [fingerprint[:8]] * 3 + [""] * 6  # official data: the fingerprint, no window
     assert frame["System"].str.endswith("†").sum() == 6 and "different settings" in note
     only_g1, note = board.table({"protocol": "official"})
     assert "paper" not in set(only_g1["System"]) and "different settings" not in note

@@ -35,13 +35,12 @@ pytestmark = pytest.mark.skipif(
 WAIT = 60
 
 
-@pytest.fixture(scope="module")
-def server(space):  # noqa: F811 - the fixture imported above
+def _serving(folder):
     """``surge leaderboard serve SPACE --port N`` (which runs the Space's own ``python app.py``), until the end."""
     port = free_port()
-    log = open(space.parent / "app.log", "w")  # noqa: SIM115 - closed below
+    log = open(folder.parent / "app.log", "w")  # noqa: SIM115 - closed below
     serve = "from surge_dataset.cli.leaderboard import leaderboard_app; leaderboard_app()"
-    process = subprocess.Popen([sys.executable, "-c", serve, "serve", str(space), "--port", str(port)],
+    process = subprocess.Popen([sys.executable, "-c", serve, "serve", str(folder), "--port", str(port)],
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 180
@@ -55,7 +54,7 @@ def server(space):  # noqa: F811 - the fixture imported above
         if process.poll() is not None or time.monotonic() > deadline:
             os.killpg(process.pid, signal.SIGKILL)
             log.close()
-            pytest.fail("the Space's app.py did not start:\n" + (space.parent / "app.log").read_text()[-3000:])
+            pytest.fail("the Space's app.py did not start:\n" + (folder.parent / "app.log").read_text()[-3000:])
         time.sleep(0.5)
     yield url
     os.killpg(process.pid, signal.SIGTERM)  # the session started above: serve and the app.py it runs
@@ -64,6 +63,43 @@ def server(space):  # noqa: F811 - the fixture imported above
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
     log.close()
+
+
+@pytest.fixture(scope="module")
+def server(space):  # noqa: F811 - the fixture imported above
+    yield from _serving(space)
+
+
+#: Citations added to the big survey: a details file of a few MB, more rows than the Space keeps for one survey.
+BIG_EXTRA = 6_000
+PAYLOAD = 'claimed <img src=x onerror="window.__pwned=\'refused\';alert(1)"> http://2130706433/x'
+
+
+@pytest.fixture(scope="module")
+def big_space(leaderboard_inputs, tmp_path_factory):  # noqa: F811
+    """One system whose survey 0 cites BIG_EXTRA more times than the GT, built without --data (no GT outline, no
+    abstracts), with the fields of the new builder: a badge and refused submissions that carry payloads."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .test_leaderboard_viewer_limits import _big_space
+
+    root = tmp_path_factory.mktemp("big")
+    out = _big_space(leaderboard_inputs, root, BIG_EXTRA)
+    systems = pq.read_table(out / "data" / "systems.parquet").to_pandas()
+    systems["status"], systems["ranked"] = "precision", True
+    systems["badge"] = '≈ precision <img src=x onerror="window.__pwned=\'badge\'">'
+    pq.write_table(pa.Table.from_pandas(systems, preserve_index=False), out / "data" / "systems.parquet")
+    meta = json.loads((out / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    meta["refused"] = [{"file": "x/results.json", "system": PAYLOAD, "reason": f"score out of range {PAYLOAD}"}]
+    meta["duplicates"] = [{"file": "y/results.json", "system": "copy", "duplicate_of": "big", "differs": False}]
+    (out / "data" / "leaderboard.json").write_text(json.dumps(meta), encoding="utf-8")
+    return out
+
+
+@pytest.fixture(scope="module")
+def big_server(big_space):
+    yield from _serving(big_space)
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +142,8 @@ def _open(driver, url: str) -> None:
 
 def _tab(driver, name: str) -> None:
     By = _by()
-    tab = next(t for t in driver.find_elements(By.CSS_SELECTOR, "button[role=tab]") if t.text.strip() == name)
+    tab = next(t for t in driver.find_elements(By.CSS_SELECTOR, "button[role=tab]")
+               if t.text.strip() == name or t.text.strip().startswith(name + " ("))  # "Refused (2)"
     tab.click()
     _wait(driver, lambda d: tab.get_attribute("aria-selected") == "true")
 
@@ -160,18 +197,23 @@ def test_the_table_shows_every_system_and_sorts_by_a_column(server, browser, spa
     _open(browser, server)
     loaded = time.monotonic() - started
     shown = _column(browser, "leaderboard-table")
-    assert shown == list(frame["System"]) and EVIL_NAME in shown  # every system, the payload name as text
-    # sort by the numeric column whose best value is not in the first row: the rows must reorder
-    column = next(c for c in frame.columns[1:] if frame[c].dtype.kind == "f" and frame[c].notna().all()
-                  and frame[c].idxmax() != 0)
+    assert shown == list(frame["System"])  # every ranked system; the mismatch below, its payload name as text
+    assert _column(browser, "mismatch-table") == [EVIL_NAME]
+    # sort by a numeric column whose best (or worst) value is not in the first row: the rows must reorder
+    numeric = [c for c in frame.columns[1:] if frame[c].dtype.kind == "f" and frame[c].notna().all()]
+    column, descending = next((c, d) for c in numeric for d in (True, False)
+                              if (frame[c].idxmax() if d else frame[c].idxmin()) != 0)
+    top = frame.loc[frame[column].idxmax() if descending else frame[column].idxmin(), "System"]
     index = list(frame.columns).index(column)
     menu = browser.find_element(By.CSS_SELECTOR, f"#leaderboard-table th[data-heading='{index}'] button.cell-menu-button")
     browser.execute_script("arguments[0].click()", menu)
+    word = "descending" if descending else "ascending"
     _wait(browser, lambda d: [i for i in d.find_elements(By.CSS_SELECTOR, "[role=menuitem]")
-                              if "descending" in i.text.lower()])[0].click()
-    _wait(browser, lambda d: _column(d, "leaderboard-table")[0] == frame.loc[frame[column].idxmax(), "System"])
-    values = [float(v) for v in _column(browser, "leaderboard-table", index)]
-    assert values == sorted(values, reverse=True) and _column(browser, "leaderboard-table") != shown
+                              if i.text.lower().strip().endswith(word) or word in i.text.lower()
+                              and not (word == "ascending" and "descending" in i.text.lower())])[0].click()
+    _wait(browser, lambda d: _column(d, "leaderboard-table")[0] == top)
+    values = [float(v.rstrip(" ‡")) for v in _column(browser, "leaderboard-table", index)]  # ‡: self-reported
+    assert values == sorted(values, reverse=descending) and _column(browser, "leaderboard-table") != shown
     assert sorted(_column(browser, "leaderboard-table")) == sorted(shown)
     browser.save_screenshot(str(tmp_path / "table.png"))
     assert (tmp_path / "table.png").stat().st_size > 10_000 and loaded < WAIT
@@ -249,40 +291,59 @@ def test_a_survey_with_script_payloads_executes_nothing(server, browser, tmp_pat
     assert not _other_hosts(browser, server)
     # the payload system's name is shown as text on every page, never as markup
     _tab(browser, "Table")
-    assert EVIL_NAME in _column(browser, "leaderboard-table")
+    assert EVIL_NAME in _column(browser, "mismatch-table")
     assert _dialog(browser) is None and browser.execute_script("return window.__pwned === undefined")
 
 
-def test_provenance_comes_first_every_score_has_its_decimals_and_verification_filters(server, browser, space,  # noqa: F811
-                                                                                        tmp_path):
-    """System, Verification, Group, Data and Surveys are the first columns, on screen at 1500 px; every score of a
-    column is shown with the same decimals (1.0 as 1.0000); the Verification filter keeps the rows it names."""
+def test_the_first_screen_at_1366_px_shows_system_badge_and_main_metrics(server, browser, space, tmp_path):  # noqa: F811
+    """At a 1366x768 window, without scrolling sideways: System, its badge, its group and the main metrics' headers
+    are inside the viewport; every score of a column has the same decimals (‡ marks a self-reported one); the
+    status filter keeps the rows it names, a mismatch only ever in its own table."""
     from surge_dataset.leaderboard.space import app
 
     board = app.lbdata.Board(space / "data")
     frame, _ = board.table({})
     By = _by()
-    _open(browser, server)
-    headers = browser.find_elements(By.CSS_SELECTOR, "#leaderboard-table th[data-heading]")
-    shown = [h.text.strip().splitlines()[0] for h in sorted(headers, key=lambda h: int(h.get_attribute("data-heading")))]
-    assert shown[:5] == ["System", "Verification", "Group", "Data", "Surveys"]
-    width = browser.execute_script("return window.innerWidth")
-    for header in sorted(headers, key=lambda h: int(h.get_attribute("data-heading")))[:5]:
-        assert header.rect["x"] + header.rect["width"] <= width, header.text  # provenance on screen
-    verification = dict(zip(_column(browser, "leaderboard-table"), _column(browser, "leaderboard-table", 1),
-                            strict=True))
-    assert verification["paper"] == "verified" and verification[EVIL_NAME] == "mismatch: Recall, survey 0"
-    assert verification["gt"] == "unverified: Doc-Acc, Sec-Acc, Sent-Acc"
-    for index, column in enumerate(frame.columns):
-        if column in ("Recall", "Doc-Acc", "Sec-Acc", "Sent-Acc"):
-            cells = _column(browser, "leaderboard-table", index)
-            assert all(re.fullmatch(r"\d+\.\d{4}|–", c) for c in cells), (column, cells)
-    _choose(browser, "filter-verification", "verified")
-    _wait(browser, lambda d: _column(d, "leaderboard-table") == ["paper"])
-    _choose(browser, "filter-verification", "mismatch")
-    _wait(browser, lambda d: _column(d, "leaderboard-table") == [EVIL_NAME])
-    browser.save_screenshot(str(tmp_path / "table-verification.png"))
-    assert _dialog(browser) is None
+    browser.set_window_size(1366, 768)
+    try:
+        _open(browser, server)
+        headers = sorted(browser.find_elements(By.CSS_SELECTOR, "#leaderboard-table th[data-heading]"),
+                         key=lambda h: int(h.get_attribute("data-heading")))
+        shown = [h.text.strip().splitlines()[0] for h in headers]
+        main = ["System", "Status", "Group", "Recall", "Doc-Acc", "Sec-Acc", "Sent-Acc"]
+        assert shown[:7] == main
+        width, height = browser.execute_script("return [window.innerWidth, window.innerHeight]")
+        assert width <= 1366
+        for header in headers[:7]:
+            box = header.rect
+            assert 0 <= box["x"] and box["x"] + box["width"] <= width, (header.text, box, width)
+            assert 0 <= box["y"] and box["y"] + box["height"] <= height, (header.text, box, height)
+        assert browser.execute_script(
+            "const s = document.querySelector('#leaderboard-table .table-wrap, #leaderboard-table table')"
+            ".closest('div'); return s.scrollLeft") == 0
+        browser.save_screenshot(str(tmp_path / "table-1366.png"))
+        status = dict(zip(_column(browser, "leaderboard-table"), _column(browser, "leaderboard-table", 1), strict=True))
+        assert status == {"paper": "✓ verified", "gt": "unverified", "degraded": "unverified"}
+        for index, column in enumerate(frame.columns):
+            if column in ("Recall", "Doc-Acc", "Sec-Acc", "Sent-Acc"):
+                cells = _column(browser, "leaderboard-table", index)
+                assert all(re.fullmatch(r"\d+\.\d{4}( ‡)?|–", c) for c in cells), (column, cells)
+        mismatch = _column(browser, "mismatch-table", 2)
+        assert mismatch == ["mismatch: Recall, survey 0"]
+        grey = browser.find_element(By.CSS_SELECTOR, "#mismatch-table [data-testid^='cell-'][data-col='4']")
+        assert grey.value_of_css_property("color") in ("rgba(138, 138, 138, 1)", "rgb(138, 138, 138)")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})",
+                               browser.find_element(By.ID, "mismatch-table"))
+        browser.save_screenshot(str(tmp_path / "mismatch-1366.png"))
+        _choose(browser, "filter-verification", "verified")
+        _wait(browser, lambda d: _column(d, "leaderboard-table") == ["paper"])
+        _choose(browser, "filter-verification", "mismatch")
+        _wait(browser, lambda d: _column(d, "leaderboard-table") == [] and
+              _column(d, "mismatch-table") == [EVIL_NAME])
+        browser.save_screenshot(str(tmp_path / "table-verification.png"))
+        assert _dialog(browser) is None
+    finally:
+        browser.set_window_size(1500, 1300)
 
 
 def test_a_name_holding_a_url_is_never_a_link(server, browser):
@@ -298,4 +359,48 @@ def test_a_name_holding_a_url_is_never_a_link(server, browser):
     _wait(browser, lambda d: "2130706433" in d.find_element(By.ID, "viewer-header").text)
     links = browser.find_elements(By.CSS_SELECTOR, "#significance-note a, #viewer-header a, #table-note a")
     assert [a.get_attribute("href") for a in links] == []
+    assert _dialog(browser) is None and browser.execute_script("return window.__pwned === undefined")
+
+
+def test_a_big_survey_paints_one_page_of_citations_within_3_s(big_server, browser, tmp_path):
+    """BIG_EXTRA citations in one survey (a details file of a few MB; the Space keeps 5,000 rows of it): the viewer
+    shows 250 at a time, its HTML stays bounded and it paints within 3 s; built without --data, it says what is
+    missing (no GT outline, no paper for the cited doc ids) instead of failing; the next page colours the next."""
+    By = _by()
+    _open(browser, big_server)
+    assert _column(browser, "leaderboard-table", 1) == ['≈ precision <img src=x onerror="window.__pwned=\'badge\'">']
+    started = time.monotonic()
+    _tab(browser, "Survey viewer")
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#viewer-survey-body .sg-cite"))
+    browser.execute_async_script("const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(done))")
+    painted = time.monotonic() - started
+    browser.save_screenshot(str(tmp_path / "viewer-big.png"))
+    size = browser.execute_script("return document.documentElement.outerHTML.length")
+    body = browser.execute_script("return document.querySelector('#viewer-survey-body').innerHTML.length")
+    header = browser.find_element(By.ID, "viewer-header").text
+    assert "Showing citations 1–250 of 5,000" in header and "keeps the first 5,000 of the survey's" in header
+    assert "have no paper in this Space" in header and "No ground-truth outline" in header
+    assert "No GT outline" in browser.find_element(By.ID, "viewer-outline").text
+    cites = browser.find_elements(By.CSS_SELECTOR, "#viewer-survey-body .sg-cite")
+    assert 0 < len(cites) <= 250
+    assert "no title or abstract in this Space" in cites[0].get_attribute("textContent")
+    assert body < 1_500_000 and size < 3_000_000, (body, size)
+    assert painted < 3.0, painted
+    _choose(browser, "viewer-page", "citations 251–500 of 5000")
+    _wait(browser, lambda d: "Showing citations 251–500" in d.find_element(By.ID, "viewer-header").text)
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#viewer-survey-body .sg-cite"))
+    assert _column(browser, "viewer-evidence")[0] == "250"
+    assert _dialog(browser) is None and browser.execute_script("return window.__pwned === undefined")
+    print(f"\nbig survey: first paint {painted:.2f} s, page {size / 1e6:.2f} MB, survey body {body / 1e6:.2f} MB")
+
+
+def test_the_refused_page_shows_submitters_text_as_text(big_server, browser, tmp_path):
+    By = _by()
+    _open(browser, big_server)
+    _tab(browser, "Refused")
+    page = _wait(browser, lambda d: d.find_element(By.ID, "refused"))
+    _wait(browser, lambda d: "score out of range" in page.text)
+    assert PAYLOAD in page.text and "copy" in page.text and "big" in page.text
+    assert not page.find_elements(By.CSS_SELECTOR, "img, a, script")
+    browser.save_screenshot(str(tmp_path / "refused.png"))
     assert _dialog(browser) is None and browser.execute_script("return window.__pwned === undefined")

@@ -355,13 +355,14 @@ def test_the_table_shows_provenance_first_and_every_score_with_its_decimals(spac
 
     board = space_app.lbdata.Board(space / "data")
     frame, note = board.table({}, ci=True, published=True)
-    assert list(frame.columns[:5]) == ["System", "Verification", "Group", "Data", "Surveys"]
-    assert "Verification: *verified*" in note
+    assert list(frame.columns[:4]) == ["System", "Status", "Group", "Recall"]  # the scores on the first screen
+    assert "**✓ verified** = every deterministic score" in note
     frame.loc[0, "Recall"] = 1.0  # a perfect score is shown as 1.0000, not 1
     shown = board.styled(frame).to_string()
     assert "1.0000" in shown
     assert set(board.table({"verification": "verified"})[0]["System"]) == {"paper"}
-    assert list(board.table({"verification": "mismatch"})[0]["Verification"]) == ["mismatch: Recall, survey 0"]
+    assert board.table({"verification": "mismatch"})[0].empty  # a mismatch is never ranked: its own table
+    assert list(board.mismatches({"verification": "mismatch"})["First difference"]) == ["mismatch: Recall, survey 0"]
     assert board.verification_note("gt").startswith("**Verification**: unverified\\: Doc\\-Acc, Sec\\-Acc, Sent\\-Acc "
                                                     "\\(no local copy of cross\\-encoder/nli\\-deberta\\-v3\\-base")
 

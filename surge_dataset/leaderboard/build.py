@@ -129,7 +129,8 @@ PARQUET: dict[str, Any] = {"compression": "zstd", "compression_level": 3}
 CITATIONS = dict(system="str", survey_id="str", seq="int32", kind="str", number="int", heading="str", sentence="str",
                  sentence_from="int32", sentence_len="int32", doc_id="int", verdict="str", score="float",
                  entailment="float32", sec_score="float", sec_entailment="float32", rule="str", start="int32",
-                 length="int32")
+                 length="int32",
+                 verdict_counts="str")  # the viewer's exact verdict counts (citations.py caps the rows per survey)
 SURVEYS = dict(system="str", survey_id="str", file="str", text="str")
 OUTLINES = dict(system="str", survey_id="str", seq="int", level="int", title="str", fingerprint="str")
 PAPERS = dict(doc_id="int", title="str", abstract="str", fingerprint="str", source="str")

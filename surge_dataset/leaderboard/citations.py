@@ -172,22 +172,34 @@ def _place(records: list[dict[str, Any]], text: str | None) -> list[tuple[int, i
     return places
 
 
-#: The columns of ``citations.parquet``: one row per citation instance / reference entry.
+#: The columns of ``citations.parquet``: one row per citation instance / reference entry. ``verdict_counts`` is set
+#: on each survey's first row only: the verdicts of *all* its records (JSON), exact when rows were capped.
 COLUMNS = ("system", "survey_id", "seq", "kind", "number", "heading", "sentence", "sentence_from", "sentence_len",
-           "doc_id", "verdict", "score", "entailment", "sec_score", "sec_entailment", "rule", "start", "length")
+           "doc_id", "verdict", "score", "entailment", "sec_score", "sec_entailment", "rule", "start", "length",
+           "verdict_counts")
+#: Rows stored per survey: the first ones in document order. A details file may hold hundreds of thousands of records
+#: for one survey; the viewer shows a page of them at a time, and storing them all made the Space (and the survey's
+#: read) grow with the submission while adding nothing a person pages through. The verdict counts stay exact.
+MAX_ROWS_PER_SURVEY = 5_000
 
 
 def citation_rows(
     columns: dict[str, list[Any]], system: str, survey_id: str, records: list[dict[str, Any]], text: str | None,
-    protocol: str,
+    protocol: str, *, limit: int = MAX_ROWS_PER_SURVEY,
 ) -> int:
-    """Append one survey's rows to ``columns`` (:data:`COLUMNS`); returns how many.
+    """Append one survey's rows to ``columns`` (:data:`COLUMNS`), at most ``limit`` of them; returns how many records
+    the survey has (all of them, stored or not).
 
     A sentence found verbatim around its marker is stored as offsets into the survey's text (the text is
     in the Space anyway; this halves the data), otherwise as a string.
     """
+    counts: dict[str, int] = {}
+    for record in records:
+        name = verdict(record)
+        counts[name] = counts.get(name, 0) + 1
+    kept = records[: max(0, limit)]  # placement is sequential: the first rows are placed as in the whole survey
     rules: dict[tuple[Any, str, Any], str] = {}
-    for seq, (record, (start, end)) in enumerate(zip(records, _place(records, text), strict=True)):
+    for seq, (record, (start, end)) in enumerate(zip(kept, _place(kept, text), strict=True)):
         level = _level(record) or "sent"
         doc_id, sentence = record.get("doc_id"), record.get("sentence")
         back = size = None
@@ -201,7 +213,8 @@ def citation_rows(
         values = (system, survey_id, seq, record.get("kind"), record.get("number"), record.get("heading"), sentence,
                   back, size, doc_id if isinstance(doc_id, int) else None, verdict(record),
                   record.get(f"{level}_score"), _entailment(record, level), record.get("sec_score"),
-                  _entailment(record, "sec"), rules[why_key], start, end - start if start >= 0 else 0)
+                  _entailment(record, "sec"), rules[why_key], start, end - start if start >= 0 else 0,
+                  orjson.dumps(counts).decode() if seq == 0 else None)
         for name, value in zip(COLUMNS, values, strict=True):
             columns[name].append(value)
     return len(records)

@@ -69,25 +69,43 @@ def _number(value: Any, digits: int = 3) -> str:
         return "–"
 
 
+def text_or_none(value: Any) -> str | None:
+    """A text field as read back from Parquet: pandas 3 gives a missing string as NaN (a float), so a missing title,
+    abstract or rule must not be taken for text (``len(nan)`` was the viewer's crash)."""
+    return value if isinstance(value, str) and value else None
+
+
+def doc_or_none(value: Any) -> int | None:
+    """A doc id (int) or None for a missing one (None or NaN)."""
+    try:
+        return None if value is None or value != value else int(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def evidence(row: Mapping[str, Any], paper: Mapping[str, Any] | None) -> str:
-    """One citation's evidence as spans (our markup; every value escaped)."""
+    """One citation's evidence as spans (our markup; every value escaped); says what is missing: a doc id with no
+    paper in this Space, a paper without a title or an abstract."""
     e = html.escape
-    title = (paper or {}).get("title")
-    abstract = (paper or {}).get("abstract") or ""
+    title = text_or_none((paper or {}).get("title"))
+    abstract = text_or_none((paper or {}).get("abstract")) or ""
     if len(abstract) > ABSTRACT_CHARS:
         abstract = abstract[:ABSTRACT_CHARS] + "…"
-    doc = row.get("doc_id")
+    doc = doc_or_none(row.get("doc_id"))
     parts = [f'<span class="sg-ev-head">[{e(str(row.get("number")))}] {e(str(row.get("verdict")))}</span>']
     if title:
-        parts.append(f'<span class="sg-ev-title">{e(str(title))}</span>')
-    elif doc is not None and doc == doc:
-        parts.append(f'<span class="sg-ev-line">doc id {int(doc)} (no title or abstract in this Space)</span>')
+        parts.append(f'<span class="sg-ev-title">{e(title)}</span>')
+    elif doc is not None:
+        what = "no title" if paper else "no title or abstract"
+        parts.append(f'<span class="sg-ev-line">doc id {doc} ({what} in this Space)</span>')
     if abstract:
         parts.append(f'<span class="sg-ev-abs">{e(abstract)}</span>')
+    elif paper and title:
+        parts.append('<span class="sg-ev-line">(no abstract in this Space)</span>')
     if row.get("entailment") is not None and row.get("entailment") == row.get("entailment"):
         parts.append(f'<span class="sg-ev-line">NLI entailment probability {_number(row.get("entailment"))}; '
                      f'score {_number(row.get("score"), 1)}</span>')
-    parts.append(f'<span class="sg-ev-line">Rule: {e(str(row.get("rule") or "–"))}</span>')
+    parts.append(f'<span class="sg-ev-line">Rule: {e(text_or_none(row.get("rule")) or "–")}</span>')
     return "".join(parts)
 
 
@@ -95,8 +113,8 @@ def _marker(digits: str, rows: Sequence[Mapping[str, Any]], papers: Mapping[int,
     worst = min((list(VERDICT_CLASSES).index(r["verdict"]) for r in rows if r.get("verdict") in VERDICT_CLASSES),
                 default=len(VERDICT_CLASSES) - 2)
     css = list(VERDICT_CLASSES.values())[worst]
-    body = "".join(evidence(r, papers.get(int(r["doc_id"])) if r.get("doc_id") == r.get("doc_id")
-                            and r.get("doc_id") is not None else None) for r in rows)
+    body = "".join(evidence(r, papers.get(doc) if (doc := doc_or_none(r.get("doc_id"))) is not None else None)
+                   for r in rows)
     return (f'<span class="sg-cite {css}" tabindex="0" role="button">{html.escape(digits)}'
             f'<span class="sg-ev">{body}</span></span>')
 
@@ -108,7 +126,7 @@ def render_survey(text: str, rows: Iterable[Mapping[str, Any]] = (),
     spans: dict[tuple[int, int], list[Mapping[str, Any]]] = {}
     for row in rows:
         start, end = row.get("start"), row.get("end")
-        if start is not None and end is not None and 0 <= start < end <= len(text):
+        if start is not None and end is not None and start == start and end == end and 0 <= start < end <= len(text):
             spans.setdefault((int(start), int(end)), []).append(row)
     markers, pieces, last = [], [], len(text)
     for (start, end), group in sorted(spans.items(), reverse=True):
@@ -148,13 +166,15 @@ def _normalised(title: str) -> str:
 
 def outline_html(generated: Sequence[tuple[int, str]] | None, gt: Sequence[tuple[int, str]] | None) -> str:
     """The generated outline beside the GT outline; ✓ marks GT headings the survey has (same title key)."""
-    mine = {_normalised(t) for _, t in generated or []}
+    mine = {_normalised(t) for _, t in generated or [] if text_or_none(t)}
 
     def items(outline: Sequence[tuple[int, str]], mark: bool) -> str:
         lines = []
-        for level, title in outline:
+        for level, raw in outline:
+            title = text_or_none(raw) or "(untitled heading)"
             tick = " ✓" if mark and _normalised(title) in mine else ""
-            lines.append(f'<li style="margin-left:{max(0, int(level) - 1) * 1.2:.1f}em">{html.escape(title)}{tick}</li>')
+            depth = doc_or_none(level) or 1
+            lines.append(f'<li style="margin-left:{max(0, depth - 1) * 1.2:.1f}em">{html.escape(title)}{tick}</li>')
         return "<ul style='list-style:none;padding-left:0'>" + "".join(lines) + "</ul>"
 
     left = items(generated, False) if generated else "<p>No generated outline (no survey text in this Space).</p>"
