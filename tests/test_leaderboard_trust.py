@@ -362,7 +362,8 @@ def test_the_table_shows_provenance_first_and_every_score_with_its_decimals(spac
     assert "1.0000" in shown
     assert set(board.table({"verification": "verified"})[0]["System"]) == {"paper"}
     assert board.table({"verification": "mismatch"})[0].empty  # a mismatch is never ranked: its own table
-    assert list(board.mismatches({"verification": "mismatch"})["First difference"]) == ["mismatch: Recall, survey 0"]
+    (difference,) = board.mismatches({"verification": "mismatch"})["First difference"]
+    assert difference.startswith("Recall, survey 0: ") and difference.endswith(" re-computed")
     assert board.verification_note("gt").startswith("**Verification**: unverified\\: Doc\\-Acc, Sec\\-Acc, Sent\\-Acc "
                                                     "\\(no local copy of cross\\-encoder/nli\\-deberta\\-v3\\-base")
 

@@ -124,10 +124,32 @@ def test_the_refused_page_shows_submitters_text_as_text(statused):
     assert "<img" not in rendered and "<a " not in rendered and "<strong>bold" not in rendered
 
 
-def test_a_space_of_todays_builder_still_works(space):  # noqa: F811
+@pytest.fixture(scope="module")
+def older_space(space, tmp_path_factory) -> Path:  # noqa: F811
+    """The Space as a builder before status, ranked, badge, verified_groups, first_difference, source, refused and
+    duplicates wrote it: the same folder with those columns and keys removed."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    out = tmp_path_factory.mktemp("older") / "space"
+    shutil.copytree(space, out)
+    for name, columns in (("systems", ["status", "ranked", "badge", "verified_groups", "first_difference"]),
+                          ("means", ["source"])):
+        table = pq.read_table(out / "data" / f"{name}.parquet")
+        pq.write_table(table.drop_columns([c for c in columns if c in table.column_names]),
+                       out / "data" / f"{name}.parquet")
+    meta = json.loads((out / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    for key in ("refused", "duplicates"):
+        meta.pop(key, None)
+    (out / "data" / "leaderboard.json").write_text(json.dumps(meta), encoding="utf-8")
+    return out
+
+
+def test_a_space_of_an_older_builder_still_works(older_space):
     """No status, ranked, badge, verified_groups, first_difference, source, refused or duplicates: defaults."""
     app = _app()
-    board = app.lbdata.Board(space / "data")
+    board = app.lbdata.Board(older_space / "data")
     frame, _ = board.table({})
     assert list(frame["System"]) == ["paper", "gt", "degraded"]  # verified first; the mismatch apart
     assert list(frame["Status"]) == ["✓ verified", "unverified", "unverified"]
@@ -135,7 +157,7 @@ def test_a_space_of_todays_builder_still_works(space):  # noqa: F811
     assert board.mismatches({})["First difference"][0] == "mismatch: Recall, survey 0"
     assert board.source[("paper", "recall")] == "recomputed" and board.source[("gt", "recall")] == "self-reported"
     assert "No submission was refused" in app._refused_markdown(board)
-    assert type(app.build_app(space / "data")).__name__ == "Blocks"
+    assert type(app.build_app(older_space / "data")).__name__ == "Blocks"
 
 
 def test_the_app_builds_with_the_new_fields(statused):
