@@ -36,6 +36,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 BUILD_BUDGET_S, PAGE_BUDGET_S, DATA_BUDGET_MB = 60.0, 3.0, 50.0
 SECTIONS, REFERENCES, RESOLVED_SHARE = 30, 60, 0.8
@@ -157,7 +158,9 @@ def _serve(space: Path) -> tuple[subprocess.Popen, str, float]:
     raise SystemExit("the Space's app.py exited before serving")
 
 
-def _first_page(url: str, runs: int) -> list[float] | str:
+def headless_chromium(window: str = "1400,1000") -> Any:
+    """Debian's chromium under Selenium (Debian's chromium-driver), headless and making no background requests; or
+    why there is none (a string)."""
     chromium = next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
     driver_path = shutil.which("chromedriver")
     try:
@@ -168,10 +171,18 @@ def _first_page(url: str, runs: int) -> list[float] | str:
     if not chromium or not driver_path:
         return "chromium/chromedriver not installed (scripts/setup.sh, as root)"
     options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--no-first-run", f"--window-size={window}"):
         options.add_argument(argument)
     options.binary_location = chromium
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+def _first_page(url: str, runs: int) -> list[float] | str:
+    driver = headless_chromium()
+    if isinstance(driver, str):
+        return driver
     ready = ("return document.querySelector(\"#leaderboard-table [data-testid='cell-0-0']\") && "
              "document.querySelector('#leaderboard-table button.cell-menu-button') ? performance.now() : null")
     times = []

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.leaderboard_scale import _sentence, _serve, _words
+from benchmarks.leaderboard_scale import _sentence, _serve, _words, headless_chromium
 
 try:
     import resource
@@ -115,24 +115,14 @@ def generate(root: Path, survey_bytes: int, details_bytes: int, seed: int) -> No
 def first_paint(url: str, runs: int) -> tuple[list[float], int, str] | str:
     """Seconds from the click on the Survey viewer tab until its coloured citations are painted, per run; the
     page's HTML size then; the viewer's header."""
-    chromium = next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
-    driver_path = shutil.which("chromedriver")
     try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support.ui import WebDriverWait
     except ImportError:
         return "selenium not installed"
-    if not chromium or not driver_path:
-        return "chromium/chromedriver not installed (scripts/setup.sh, as root)"
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--no-first-run", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    options.binary_location = chromium
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver = headless_chromium()
+    if isinstance(driver, str):
+        return driver
     driver.set_script_timeout(600)
     times, size, header = [], 0, ""
     try:
