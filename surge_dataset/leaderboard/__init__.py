@@ -15,8 +15,11 @@ One module per job:
 
 * :mod:`.schema`    -- what results files, ``--details`` records and manifests may hold (pydantic), checked first;
 * :mod:`.inputs`    -- results files and submission folders, checked, with their surveys and details;
-* :mod:`.verify`    -- a system's deterministic metrics re-computed from its surveys: verified / mismatch /
-  unverified;
+* :mod:`.verify`    -- a system's deterministic metrics re-computed from its surveys: verified / precision /
+  mismatch / unverified; :mod:`.rescore_store` keeps each re-computation by what it covered, so a rebuild re-scores
+  only what it has not seen;
+* :mod:`.published` -- what a row publishes: the re-computed values, each metric's source, its badge; the inputs
+  refused at this stage;
 * :mod:`.citations` -- ``--details`` records -> one row per citation/reference with its verdict, its
   evidence and where its ``[n]`` stands in the survey's text;
 * :mod:`.groups`    -- setting groups (never ranked together), paired tests within a group

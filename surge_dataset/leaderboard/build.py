@@ -62,6 +62,13 @@ from surge_dataset.leaderboard.citations import (
 )
 from surge_dataset.leaderboard.groups import FILTERS, group_systems, pairwise
 from surge_dataset.leaderboard.inputs import Entry, read_inputs
+from surge_dataset.leaderboard.published import (
+    Published,
+    badge,
+    first_difference,
+    known_surveys,
+    verify_entries,
+)
 from surge_dataset.leaderboard.rescore_store import STORE_FOLDER, RescoreStore
 from surge_dataset.leaderboard.space.leaderboard_data import markdown_text
 from surge_dataset.leaderboard.submission_rules import strip_local_paths
@@ -254,78 +261,6 @@ def _card(meta: dict[str, Any], gradio_version: str) -> str:
             "Verification | sha256 |\n| --- | --- | --- | --- |\n" + rows + "\n")
 
 
-@dataclass
-class _Published:
-    """What a system's row publishes besides its values: each metric's source and the re-run's citation verdicts."""
-
-    sources: dict[str, str]
-    status: str
-    details: dict[str, list[dict[str, Any]]] | None = None  # survey id -> re-computed records; None: as submitted
-    counts_recomputed: bool = False
-
-    @property
-    def ranked(self) -> bool:
-        from surge_dataset.leaderboard.verify import MISMATCH
-
-        return self.status != MISMATCH
-
-
-def _verify(entries: Sequence[Entry], metrics: Sequence[str], dataset: Any, verify: bool | None,
-            models: Mapping[str, str], device: str | None, say: Callable[[str], None],
-            refused: list[dict[str, Any]], store: RescoreStore) -> dict[str, _Published]:
-    """Each entry's ``verification`` record, re-scored (:mod:`.verify`) or why not; its published values replaced by
-    the re-computed ones (values, counts, diagnostics; the submitted ones are only compared). An entry whose
-    re-scoring breaks is refused alone (left out of the result): one submission never stops the others."""
-    from surge_dataset.leaderboard.verify import UNVERIFIED, Verification, verify_results
-
-    published = {}
-    for entry in entries:
-        if verify is False or (verify is None and entry.submission is None):
-            why = "not re-scored (--no-verify)" if verify is False else \
-                "a plain results file, not re-scored (pass --verify to re-score it)"
-            found = Verification(UNVERIFIED, not_rescored=why)
-        else:
-            reused = len(store.reused)
-            try:
-                found = verify_results(entry.results, entry.passages, dataset, models=models, device=device,
-                                       store=store)
-            except Exception as exc:  # noqa: BLE001 - anything a hostile submission triggers refuses it, not the build
-                first = (str(exc).splitlines() or [""])[0] or "an error with no message"
-                refused.append(_refusal(entry, f"re-scoring failed: {first}"))
-                continue
-            say(f"{'compared with the stored re-scoring of' if len(store.reused) > reused else 're-scored'} "
-                f"{entry.system.name} (verification)")
-        entry.verification = found.record()
-        published[entry.system.name] = _publish(entry, found, metrics)
-    return published
-
-
-def _publish(entry: Entry, found: Any, metrics: Sequence[str]) -> _Published:
-    """The re-computed record of every survey where re-scoring ran; the submitted value only for a self-reported key."""
-    from surge_dataset.evaluation.results import NON_METRIC_KEYS
-    from surge_dataset.leaderboard.verify import RECOMPUTED
-
-    sources = found.sources(metrics)
-    if found.recomputed is None:
-        return _Published(sources, found.status)
-    published = _Published(sources, found.status, counts_recomputed=True)
-    surveys = {}
-    for sid, submitted in entry.system.surveys.items():
-        redone = found.recomputed.get(sid) or {}
-        record = {k: v for k, v in submitted.items() if k not in NON_METRIC_KEYS and sources.get(k) != RECOMPUTED}
-        record.update({k: redone.get(k) for k in metrics if sources.get(k) == RECOMPUTED})
-        record["counts"] = dict(redone.get("counts") or {})
-        record["diagnostics"] = list(redone.get("diagnostics") or [])
-        surveys[sid] = record
-    entry.system.surveys = surveys
-    if found.unverified:  # a metric not re-run here: its verdicts exist only in the submitted details (self-reported)
-        return published
-    published.details = {}
-    for record in found.details or []:
-        published.details.setdefault(str(record.get("survey_id")), []).append(record)
-    return published
-
-
 def build_space(
     inputs: Sequence[str | Path], out: str | Path, *, passages_root: str | Path | None = None,
     details: Iterable[str] = (), data: str | Path | None = None, title: str = "SurGE leaderboard", seed: int = 0,
@@ -347,14 +282,14 @@ def build_space(
     entries, runs, refused, duplicates = read_inputs(inputs, passages_root=passages_root, details=details)
     data_warnings: list[str] = []
     dataset = _open_dataset(data, data_warnings)
-    entries = _known_surveys(entries, dataset, refused)
+    entries = known_surveys(entries, dataset, refused)
     sources = [("RESULTS", e.system.path) for e in entries] + [("--passages-root", passages_root), ("--data", data)]
     say = progress or (lambda _message: None)
     with replacing_output_folder(out, SPACE_KIND, "surge leaderboard build", inputs=sources,
                                  overwrite=overwrite) as tmp:
         metrics = [m for m in available_metrics([e.system for e in entries]) if metric_of_key(m) is not None]
         store = _store(Path(out), tmp, verifications, reverify)
-        published = _verify(entries, metrics, dataset, verify, copies, device, say, refused, store)
+        published = verify_entries(entries, metrics, dataset, verify, copies, device, say, refused, store)
         warnings_of_store = list(store.refused)
         entries = [e for e in entries if e.system.name in published]  # a submission re-scoring could not read: refused
         if not entries and not runs:
@@ -377,8 +312,8 @@ def build_space(
                  "verification_label": (e.verification or {}).get("label"),
                  "verification_summary": strip_local_paths((e.verification or {}).get("summary", "")),
                  "status": published[e.system.name].status, "ranked": published[e.system.name].ranked,
-                 "badge": _badge(e.verification), "verified_groups": (e.verification or {}).get("verified_groups"),
-                 "first_difference": _first_difference(e.verification),
+                 "badge": badge(e.verification), "verified_groups": (e.verification or {}).get("verified_groups"),
+                 "first_difference": first_difference(e.verification),
                  "group": group_of[e.system.name].label, **group_of[e.system.name].settings,
                  "surveys": len(e.system.surveys), "failures": len(e.system.failures),
                  "has_details": e.details is not None, "has_passages": e.passages is not None,
@@ -414,20 +349,6 @@ def build_space(
                         len(store.computed), len(store.reused))
 
 
-def _badge(verification: Mapping[str, Any] | None) -> str:
-    from surge_dataset.leaderboard.verify import Verification
-
-    return Verification(str((verification or {}).get("status") or "unverified")).badge()
-
-
-def _first_difference(verification: Mapping[str, Any] | None) -> str | None:
-    from surge_dataset.leaderboard.verify import MISMATCH, Verification
-
-    if not verification or verification.get("status") != MISMATCH or not verification.get("mismatch"):
-        return None
-    return Verification(MISMATCH, mismatch=verification["mismatch"]).first_difference()
-
-
 def _store(out: Path, staging: Path, chosen: str | Path | None, reverify: bool) -> RescoreStore:
     """Where re-scorings are kept: the chosen folder, read and written in place; else the new Space's own
     ``verifications/``, seeded from the previous build of ``out`` (a folder this command wrote, never a user's)."""
@@ -438,32 +359,9 @@ def _store(out: Path, staging: Path, chosen: str | Path | None, reverify: bool) 
     return RescoreStore(staging / STORE_FOLDER, sources, reuse=not reverify)
 
 
-def _refusal(entry: Entry, reason: str) -> dict[str, Any]:
-    """A refused input as ``leaderboard.json`` lists it (the same record as :func:`.inputs.read_inputs`'s)."""
-    place = entry.submission if entry.submission is not None else entry.system.path
-    return {"file": place.name, "system": entry.system.name, "reason": strip_local_paths(reason)[:500]}
-
-
-def _known_surveys(entries: Sequence[Entry], dataset: Any, refused: list[dict[str, Any]]) -> list[Entry]:
-    """The entries whose surveys the dataset has; results scored on that dataset naming a survey it lacks are
-    refused (that file only), naming the survey."""
-    if dataset is None:
-        return list(entries)
-    kept = []
-    for entry in entries:
-        if entry.system.config.get("data_fingerprint") == dataset.fingerprint:
-            unknown = [sid for sid in entry.system.survey_ids if not dataset.has_survey(int(sid))]
-            if unknown:
-                refused.append(_refusal(entry, f"scores survey {unknown[0]}, which the dataset "
-                                               f"{dataset.fingerprint} (--data) does not have"))
-                continue
-        kept.append(entry)
-    return kept
-
-
 def _write_surveys(entries: Sequence[Entry], metrics: Sequence[str], folder: Path, dataset: Any,
                    warnings: list[str], say: Callable[[str], None],
-                   published: Mapping[str, _Published]) -> tuple[int, int]:
+                   published: Mapping[str, Published]) -> tuple[int, int]:
     """scores, surveys, citations, outlines and papers, one system at a time (details can be large)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
