@@ -55,8 +55,24 @@ def test_summary_groups_codes_by_survey_most_widespread_first() -> None:
                "10": {"diagnostics": [{"code": "b", "message": "x"}, {"code": "a", "message": "m3"}]},
                "4": {"diagnostics": []}}
     kinds = summarise_diagnostics(surveys)
-    assert [(k.code, k.survey_ids, k.example) for k in kinds] == [("a", (3, 10), "m1"), ("b", (10,), "x")]
-    assert kinds[0].line() == "a in 2 surveys (3, 10): m1"
+    assert [(k.code, k.survey_ids, k.messages) for k in kinds] == [("a", (3, 10), ("m1", "m3")), ("b", (10,), ("x",))]
+    assert kinds[0].line() == "a in 2 surveys (3, 10): survey 3: m1; survey 10: m3"
+
+
+def test_a_grouped_diagnostic_never_shows_one_surveys_counts_for_several() -> None:
+    """missing_reference_number in surveys 0 and 1 with their own counts: each survey's detail, or none."""
+    def cites(n: int) -> dict:
+        return {"code": "missing_reference_number", "message": f"{n} citation instance(s) cite {n} number(s)"}
+
+    two = summarise_diagnostics({"0": {"diagnostics": [cites(2)]}, "1": {"diagnostics": [cites(13)]}})
+    assert [k.line() for k in two] == ["missing_reference_number in 2 surveys (0, 1): survey 0: 2 citation "
+                                       "instance(s) cite 2 number(s); survey 1: 13 citation instance(s) cite 13 number(s)"]
+    many = summarise_diagnostics({str(i): {"diagnostics": [cites(i + 1)]} for i in range(5)})
+    assert many[0].line() == ("missing_reference_number in 5 surveys (0, 1, 2, 3, 4); each survey's detail is in its "
+                              "results record (diagnostics)")
+    same = summarise_diagnostics({"0": {"diagnostics": [{"code": "empty_file", "message": "empty"}]},
+                                  "1": {"diagnostics": [{"code": "empty_file", "message": "empty"}]}})
+    assert same[0].line() == "empty_file in 2 surveys (0, 1): empty"
 
 
 def test_details_with_recall_lists_every_reference_and_citation(sample_dataset: Path, damaged: Path,
