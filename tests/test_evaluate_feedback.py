@@ -4,6 +4,7 @@ silently empty (issue 16, items 4 and 5)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -55,8 +56,24 @@ def test_summary_groups_codes_by_survey_most_widespread_first() -> None:
                "10": {"diagnostics": [{"code": "b", "message": "x"}, {"code": "a", "message": "m3"}]},
                "4": {"diagnostics": []}}
     kinds = summarise_diagnostics(surveys)
-    assert [(k.code, k.survey_ids, k.example) for k in kinds] == [("a", (3, 10), "m1"), ("b", (10,), "x")]
-    assert kinds[0].line() == "a in 2 surveys (3, 10): m1"
+    assert [(k.code, k.survey_ids, k.messages) for k in kinds] == [("a", (3, 10), ("m1", "m3")), ("b", (10,), ("x",))]
+    assert kinds[0].line() == "a in 2 surveys (3, 10): survey 3: m1; survey 10: m3"
+
+
+def test_a_grouped_diagnostic_never_shows_one_surveys_counts_for_several() -> None:
+    """missing_reference_number in surveys 0 and 1 with their own counts: each survey's detail, or none."""
+    def cites(n: int) -> dict:
+        return {"code": "missing_reference_number", "message": f"{n} citation instance(s) cite {n} number(s)"}
+
+    two = summarise_diagnostics({"0": {"diagnostics": [cites(2)]}, "1": {"diagnostics": [cites(13)]}})
+    assert [k.line() for k in two] == ["missing_reference_number in 2 surveys (0, 1): survey 0: 2 citation "
+                                       "instance(s) cite 2 number(s); survey 1: 13 citation instance(s) cite 13 number(s)"]
+    many = summarise_diagnostics({str(i): {"diagnostics": [cites(i + 1)]} for i in range(5)})
+    assert many[0].line() == ("missing_reference_number in 5 surveys (0, 1, 2, 3, 4); each survey's detail is in its "
+                              "results record (diagnostics)")
+    same = summarise_diagnostics({"0": {"diagnostics": [{"code": "empty_file", "message": "empty"}]},
+                                  "1": {"diagnostics": [{"code": "empty_file", "message": "empty"}]}})
+    assert same[0].line() == "empty_file in 2 surveys (0, 1): empty"
 
 
 def test_details_with_recall_lists_every_reference_and_citation(sample_dataset: Path, damaged: Path,
@@ -115,8 +132,8 @@ def test_what_the_mean_is_over_is_said_under_the_table_and_recorded(sample_datas
     assert results["average"]["recall"] == pytest.approx(sum(recall) / 3)  # 99 counted 0 (--aggregate released)
     averaging = results["averaging"]
     assert averaging["counted_zero"] == [{"survey_id": 99, "keys": ["recall"],
-                                          "reason": "could not be evaluated: KeyError: 'survey id 99 has no "
-                                                    "ground truth in the dataset'"}]
+                                          "reason": "could not be evaluated: survey id 99 has no "
+                                                    "ground truth in the dataset"}]
     assert averaging["topics_without_survey"] == [2] and averaging["topics"] == "test"
     assert averaging["average_scored"]["recall"] == pytest.approx(sum(recall) / 2)
     assert averaging["average_scored_counts"] == {"recall": 2}
@@ -125,7 +142,7 @@ def test_what_the_mean_is_over_is_said_under_the_table_and_recorded(sample_datas
     assert lines[table_end - 1].split("│")[1].strip() == "mean" and f"{sum(recall) / 2:.4f}" in lines[table_end]
     notes = [line for line in lines[table_end:] if line.startswith("note:")]
     assert ("note: the mean counts 0 for 1 survey (--aggregate released): 99 (recall: could not be evaluated: "
-            "KeyError: 'survey id 99 has no ground truth in the dataset')") in notes
+            "survey id 99 has no ground truth in the dataset)") in notes
     # the folder by its last part only: results and their notes carry no local path (issue 32)
     assert f"note: 1 test topic has no generated survey in {passages.name}: 2 (not in the mean)" in notes
 
@@ -152,3 +169,31 @@ def test_undefined_values_counted_zero_are_listed_and_left_out_of_the_scored_mea
     defined = averaging_notes(surveys, failures, [], EvaluationConfig(metrics=["recall", "shr"], aggregate="defined"),
                               topics=[4, 5, 9, 11], topics_name="test")
     assert defined["counted_zero"] == []  # nothing counts 0 under defined: failures and undefined values are left out
+
+
+def test_a_stray_folder_is_a_warning_exit_0_unless_strict(sample_dataset: Path, tmp_path: Path) -> None:
+    """A `notes/` folder beside the survey folders is skipped with a warning: exit 0, so a `set -e` script goes on;
+    --strict makes it exit 1. A survey id the data lacks still fails the run, in words, without an exception name."""
+    from surge_dataset.data.render import render_surveys
+
+    data = SurgeData.open(sample_dataset)
+    passages = tmp_path / "out"
+    render_surveys([data.survey(0)], data.corpus, passages)
+    (passages / "notes").mkdir()
+    (passages / "notes" / "todo.txt").write_text("later\n")
+    args = ["evaluate", "--data", str(sample_dataset), "--passages", str(passages), "--metrics", "recall"]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert f"warning: skipped {passages / 'notes'}: folder name is not a numeric survey id" in output
+    assert "failed:" not in output and (tmp_path / "r.json").is_file()
+    strict = runner.invoke(app, [*args, "--out", str(tmp_path / "r.json"), "--strict"])
+    assert strict.exit_code == 1 and "warning: skipped" in strict.output
+    (passages / "99").mkdir()
+    (passages / "99" / "survey.md").write_text("# A survey of nothing\n")
+    failed = runner.invoke(app, [*args, "--out", str(tmp_path / "r2.json")])
+    assert failed.exit_code == 1
+    line = next(x for x in failed.output.splitlines() if x.startswith("failed:"))
+    assert line.endswith("survey id 99 has no ground truth in the dataset") and "Error" not in line
+    errors = [f["error"] for f in json.loads((tmp_path / "r2.json").read_text())["failures"]]
+    assert not any(re.search(r"\b[A-Z]\w*(Error|Exception)\b", e) for e in errors), errors

@@ -121,3 +121,44 @@ def test_an_e_print_over_the_answer_cap_is_dropped_for_good_and_not_asked_again(
         again = store.fetch("2506.00009", "v1", url)
         assert again.too_large == first.too_large and again.cached and server.count("src") == 1
         assert store.fetch("2506.00008", "v1", f"{server.address}/src/2506.00008v1").data == b"%" * 100
+
+
+def test_an_unreachable_arxiv_is_one_line_naming_the_host_and_the_option(tmp_path):
+    """`surge data fresh` offline: the arXiv API on a closed local port (no outside traffic). One line, exit 2:
+    the host is unreachable, and --bib-base-url arxiv=URL points the run at a mirror or a replay; no library
+    connection-pool text, no exception class name."""
+    from typer.testing import CliRunner
+
+    from surge_dataset.cli import app
+    from tests.processes import free_port
+
+    host = f"127.0.0.1:{free_port()}"  # nobody listens there
+    result = CliRunner().invoke(app, ["data", "fresh", "--since", "2025-06-01", "--until", "2025-06-30",
+                                      "--categories", "cs.CL", "--rate", "0", "--max-retries", "1", "--timeout", "5",
+                                      "--bib-base-url", f"arxiv=http://{host}", "--out", str(tmp_path / "fresh")])
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.output.split())
+    assert f"the arXiv API at {host} is unreachable (cannot connect to {host} after 2 tries)" in message
+    assert "--bib-base-url arxiv=URL" in message and "docs/data/fresh.md" in message
+    for raw in ("HTTPConnectionPool", "Max retries", "ConnectionError", "/api/query"):
+        assert raw not in message, raw
+
+
+def test_the_docs_offline_recipe_runs_as_written(tmp_path, monkeypatch):
+    """docs/data/fresh.md, 'Without the network': the block a user pastes in the clone root builds a split from
+    the local stand-ins alone."""
+    import contextlib
+    import io
+    import json
+
+    from tests.conftest import REPO_ROOT
+    from tests.doc_blocks import blocks, section
+
+    (code,) = blocks(section((REPO_ROOT / "docs" / "data" / "fresh.md").read_text(encoding="utf-8"),
+                             "Without the network"), "python")
+    monkeypatch.chdir(tmp_path)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(code, "docs/data/fresh.md", "exec"), {})
+    assert "kept 1 of 1 surveys" in printed.getvalue()
+    surveys = json.loads((tmp_path / "fresh-offline" / "surveys.json").read_text(encoding="utf-8"))
+    assert [s["survey_title"] for s in surveys] == ["A Survey of Transformers"] and len(surveys[0]["all_cites"]) == 2

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -24,14 +23,12 @@ from urllib.parse import urlparse
 import pytest
 
 from .processes import free_port
+from .support.browsers import find_browser
 from .test_leaderboard import EVIL_NAME, leaderboard_inputs, space  # noqa: F401 - the fixtures, shared
 
-CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or DRIVER is None,
-    reason="no chromium/chromedriver on PATH: install them with `apt-get install -y chromium chromium-driver` "
-           "(scripts/setup.sh does, as root)")
+BROWSER = find_browser()  # each of chromium and chromedriver on its own: the reason names what is missing, and where
+CHROMIUM, DRIVER = BROWSER.chromium, BROWSER.driver
+pytestmark = pytest.mark.skipif(BROWSER.skip_reason is not None, reason=BROWSER.skip_reason or "")
 WAIT = 60
 
 

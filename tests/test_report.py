@@ -436,3 +436,44 @@ def test_quiz_and_richness_appear_in_the_report_and_quiz_sets_are_compared(tmp_p
     for column in ("quiz", "quiz_unanswered", "richness", "richness_tables_per_1k"):
         assert f"| {column} " in header or f"| {column} |" in header, header
     assert "different quiz_fingerprint" in result.output
+
+
+def test_a_mean_over_fewer_surveys_shows_its_n_and_a_metric_without_value_is_noted(tmp_path: Path) -> None:
+    """A judged run whose answers are mostly missing: CQS from one survey of three shows (n=1/3) in every table
+    format, and SQS, with every answer missing, is no column but a note with the share of missing answers."""
+    base = {"references": 10, "resolved": 8, "not_in_corpus": 2, "citations": 20, "citations_of_missing_numbers": 1,
+            "future_citations": 0, "sqs_judged": 6, "sqs_missing": 6, "cqs_judged": 5}
+    extra = {i: {"sqs": None, "counts": {**base, "cqs_missing": 0 if i == 0 else 5}} for i in range(3)}
+    path = write_results(tmp_path / "judged.json", {"recall": [0.4, 0.5, 0.6], "cqs": [1.0, None, None]},
+                         extra=extra, config={"metrics": ["recall", "sqs", "cqs"]})
+    out = tmp_path / "report"
+    result = CliRunner().invoke(surge_app, ["report", str(path), "--out", str(out), "--resamples", "200"])
+    assert result.exit_code == 0, result.output
+    table = (out / "table.md").read_text()
+    row = next(line for line in table.splitlines() if line.startswith("| judged "))
+    assert "1.0000 [1.0000, 1.0000] (n=1/3) |" in row and "(n=3/3)" not in row and "SQS" not in table.splitlines()[0]
+    note = "judged: SQS has no value on any survey (18 of 18 judge answers missing, 100%), so the table shows none"
+    assert f"{note}." in table and f"note: {note}" in " ".join(result.output.split())
+    assert "(n=1/3)" in (out / "table.tex").read_text() and "(n=1/3)" in (out / "table.html").read_text()
+    assert "(n=1/3)" in result.output  # the table printed on the terminal too
+
+
+def test_a_folder_of_one_systems_runs_is_one_row_named_after_the_system(tmp_path: Path) -> None:
+    """`surge report results/`: the folder lists mysystem-judged.json before mysystem.json; the joined row is named
+    after the objective run (the system), not after the alphabetically first file."""
+    folder = tmp_path / "results"
+    _run(folder / "mysystem.json", {"recall": [0.4, 0.5, 0.6]}, metrics=["recall"])
+    _run(folder / "mysystem-judged.json", {"sqs": [1.0, 2.0, 3.0]}, metrics=["sqs"], judge="openai:gpt-4o",
+         judge_settings={"model": "openai:gpt-4o"})
+    out = tmp_path / "report"
+    result = CliRunner().invoke(surge_app, ["report", str(folder), "--out", str(out), "--resamples", "200"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split(" | ")[0] for line in (out / "table.md").read_text().splitlines()[2:] if line.startswith("| ")]
+    assert rows == ["| mysystem"]
+    assert list(json.loads((out / "report.json").read_text())["summary"]) == ["mysystem"]
+    # two judged runs only: the stem their names share
+    from surge_dataset.report import merge_runs
+
+    a = _run(tmp_path / "x" / "sys-judge-a.json", {"sqs": [1.0, 2.0, 3.0]}, metrics=["sqs"], judge="openai:m")
+    b = _run(tmp_path / "x" / "sys-judge-b.json", {"cqs": [0.5, 0.6, 0.7]}, metrics=["cqs"], judge="openai:m")
+    assert [s.name for s in merge_runs(load_results([a, b]))] == ["sys-judge"]

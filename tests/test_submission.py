@@ -573,7 +573,8 @@ def test_without_the_hub_a_one_line_error(packed, local_hub, monkeypatch):
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
     monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{port}")
-    with pytest.raises(SubmissionError, match=rf"cannot reach the Hub at http://127.0.0.1:{port} \(ConnectError") as raised:
+    # what went wrong in words, not the HTTP library's exception class
+    with pytest.raises(SubmissionError, match=rf"cannot reach the Hub at http://127.0.0.1:{port} \((?!\w*Error)") as raised:
         open_pull_request(packed, "org/submissions")
     messages.append(str(raised.value))
     monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{local_hub.server_address[1]}")

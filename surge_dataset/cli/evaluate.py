@@ -35,9 +35,12 @@ def evaluate(
     price_per_1k: str = typer.Option(None, "--price-per-1k", help="With --dry-run: IN,OUT price per 1,000 tokens."),
     quiet: bool = typer.Option(
         False, "--quiet", help="Print the table only: no line per kind of diagnostic (they stay in the results)."),
+    strict: bool = typer.Option(
+        False, "--strict", help="Exit 1 also when --passages holds an entry that is no survey folder (a file, a "
+        "folder not named by a survey id); without it such an entry is skipped with a warning."),
     **settings: Any,
 ) -> None:
-    """Score every generated survey in --passages; resumable; exit 1 if any survey could not be evaluated.
+    """Score every generated survey in --passages; resumable; exit 1 if a survey folder could not be evaluated.
 
     Several GPUs or machines: `accelerate launch --num_processes N -m surge_dataset.cli evaluate ...` splits
     the NLI and embedding work between the processes; the result is the same as in one process.
@@ -78,7 +81,7 @@ def evaluate(
         results = run_with_progress(dataset, passages, out, config, run, details, processes)
     if results is None:  # another process of the launch: the main one writes the results and prints
         return
-    raise typer.Exit(print_results(results, config, out, details=details, quiet=quiet))
+    raise typer.Exit(print_results(results, config, out, details=details, quiet=quiet, strict=strict))
 
 
 def run_with_progress(dataset: Any, passages: Path, out: Path, config: EvaluationConfig, run: RunOptions,
@@ -106,9 +109,10 @@ def _fmt(value: Any, digits: int = 4) -> str:
 
 
 def print_results(results: dict[str, Any], config: EvaluationConfig, out: Path, *, details: Path | None = None,
-                  quiet: bool = False) -> int:
+                  quiet: bool = False, strict: bool = False) -> int:
     """The table on stdout; judge use, exclusions, diagnostics, details and failures on stderr. Returns the exit
-    status: 1 when a survey could not be evaluated."""
+    status: 1 when a survey folder could not be evaluated; an entry that is no survey folder (a failure without a
+    survey id) is a warning, and 1 only when ``strict`` (a `set -e` script is not stopped by a stray ``notes/``)."""
     from surge_dataset.evaluation import result_keys
     from surge_dataset.evaluation.parallel import ModelShare
 
@@ -152,9 +156,14 @@ def print_results(results: dict[str, Any], config: EvaluationConfig, out: Path, 
         console.print(f"details: {records:,} records in {details}" if records else
                       f"details: nothing to write to {details}: the surveys have no reference entry, citation or "
                       "per-item record of the chosen metrics", highlight=False)
+    failed = [f for f in results["failures"] if f.get("survey_id") is not None]
     for failure in results["failures"]:
+        if failure.get("survey_id") is None:
+            console.print(f"[yellow]warning:[/] skipped {escape(str(failure['path']))}: {escape(str(failure['error']))}"
+                          f"{'' if strict else ' (not a survey folder; --strict makes this an error)'}", highlight=False)
+    for failure in failed:
         console.print(f"[red]failed:[/] {escape(str(failure['path']))}: {escape(str(failure['error']))}", highlight=False)
-    return 1 if results["failures"] else 0
+    return 1 if failed or (strict and results["failures"]) else 0
 
 
 def meta_eval(

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from surge_dataset.cli.console import console, out_console
 from surge_dataset.cli.console import fail as _fail
+from surge_dataset.core.errors import error_text
 from surge_dataset.core.vocabulary import parse_list
 
 __all__ = ["metrics_app", "models_app"]
@@ -99,6 +100,6 @@ def models_download(
     try:
         paths = download_models(models or None, cache_dir)
     except Exception as exc:  # noqa: BLE001 - network/auth errors: one readable line
-        _fail(f"download failed: {type(exc).__name__}: {exc}")
+        _fail(f"download failed: {error_text(exc)}")
     for model, path in paths.items():
         out_console.print(f"{model}\t{path}\t{DEFAULT_MODELS.get(model, '')}", highlight=False)

@@ -42,6 +42,7 @@ def report(
 
     from surge_dataset.report import build_report, classify_inputs, expand_folders, metric_label
     from surge_dataset.report.constants import format_value as fmt
+    from surge_dataset.report.tables import n_text
 
     files, skipped = expand_folders(results)
     for path in skipped:
@@ -66,8 +67,10 @@ def report(
             cells = []
             for metric in chosen:
                 s = summary[metric]
-                cells.append("–" if s["mean"] is None else
-                             f"{fmt(metric, s['mean'])}\n[dim][{fmt(metric, s['ci_low'])}, {fmt(metric, s['ci_high'])}][/]")
+                n = n_text(s["n"], len(report_data["survey_ids"]))  # a mean over fewer surveys says so
+                cells.append(f"– {n}".strip() if s["mean"] is None else
+                             f"{fmt(metric, s['mean'])}\n[dim][{fmt(metric, s['ci_low'])}, {fmt(metric, s['ci_high'])}]"
+                             f"{' ' + n if n else ''}[/]")
             table.add_row(escape(name), *cells)
         if with_paper:
             _add_published_rows(table, chosen)

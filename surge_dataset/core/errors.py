@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-__all__ = ["InputFileError", "OutputFolderError", "SettingError", "SurgeError", "disk_full_message"]
+__all__ = ["InputFileError", "OutputFolderError", "SettingError", "SurgeError", "disk_full_message", "error_text"]
 
 
 class SurgeError(Exception):
@@ -39,3 +39,13 @@ def disk_full_message(exc: OSError) -> str | None:
     where = Path(exc.filename).parent if exc.filename else "the output folder"
     return (f"no space left on the device holding {where}: finished work is kept and no file was left "
             "half-written; free some space and rerun the same command, which resumes")
+
+
+def error_text(exc: BaseException) -> str:
+    """What went wrong, in words a user reads in a failure record or a one-line message: the exception's message
+    without its class name (``KeyError: '...'`` reads as Python, not as the problem) or a ``KeyError``'s quotes;
+    an exception without a message says it is unexpected (class name then, for a bug report)."""
+    text = str(exc.args[0]) if isinstance(exc, KeyError) and len(exc.args) == 1 else str(exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    return text.strip() or f"an unexpected error without a message ({type(exc).__name__}); please report it"

@@ -59,7 +59,13 @@ class Request:
 
 
 class LookupFailed(Exception):
-    """A request given up: retries spent, a status that is no answer, or the service is down."""
+    """A request given up: retries spent, a status that is no answer, or the service is down. ``unreachable``:
+    no try got an answer from the host (no connection, no network), so the caller can say so and name the option
+    that points the service elsewhere, rather than pass on a library's connection-pool text."""
+
+    def __init__(self, message: str, *, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
 
 
 class AnswerTooLong(LookupFailed):
@@ -240,9 +246,17 @@ class Transport:
                     response = self._session().get(request.full_url, headers=headers, timeout=self.timeout,
                                                    stream=self.max_bytes is not None)
                     body = self._body(response)
+            except requests.ConnectionError:  # the host, not the library's connection pool, is what a user can act on
+                reason = f"cannot connect to {urlsplit(request.url).netloc}"
+                unreachable = True
+            except requests.Timeout:
+                reason = f"no answer from {urlsplit(request.url).netloc} within {self.timeout:g} s"
+                unreachable = True
             except requests.RequestException as exc:
-                reason = f"{type(exc).__name__}: {str(exc)[:160]}"
+                reason = " ".join(str(exc).split())[:160] or "the request failed"
+                unreachable = False
             else:
+                unreachable = False
                 if not retryable(response.status_code):
                     self._settled(ok=True)
                     return response.status_code, body
@@ -254,7 +268,7 @@ class Transport:
                 tries = f"{attempt} {'try' if attempt == 1 else 'tries'}"
                 why = f" (Retry-After {retry_after:g} s is over {self.max_wait:g} s)" if retry_after else ""
                 self._settled(ok=False, reason=reason)
-                raise LookupFailed(f"{reason} after {tries}{why}")
+                raise LookupFailed(f"{reason} after {tries}{why}", unreachable=unreachable)
             if retry_after is not None:
                 self.limiter.defer(delay)  # every thread of this service waits (counted when it does)
             else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.errors import SurgeError, error_text
 
 DRIVE_FOLDER_ID = "1ZZPeZvjexFcCmgFqxftKeCPn1vYeBR0Q"
 DRIVE_FILE_IDS = {
@@ -27,7 +27,7 @@ def _check_network(host: str = "drive.google.com", port: int = 443, timeout: flo
         socket.create_connection((host, port), timeout=timeout).close()
     except OSError as exc:
         raise NetworkUnavailableError(
-            f"cannot reach {host} ({exc.__class__.__name__}: {exc}). Download the files on a machine with "
+            f"cannot reach {host} ({error_text(exc)}). Download the files on a machine with "
             f"internet access from https://drive.google.com/drive/folders/{DRIVE_FOLDER_ID} and copy "
             "surveys.json, corpus.json (and queries.json) into the --out folder, then run `surge data build`."
         ) from None

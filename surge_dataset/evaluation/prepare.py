@@ -167,10 +167,18 @@ def prepare_text(
     )
 
 
+class UnknownSurveyError(SurgeError, KeyError):
+    """A survey folder whose id the dataset has no ground truth for (still a ``KeyError`` for callers that caught
+    one); its message reads without ``KeyError``'s quotes."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def prepare_survey(data: SurgeData, survey_id: int, path: Path, protocol: str) -> PreparedSurvey:
     """Read, parse and resolve one generated survey (raises on unreadable files or unknown ids)."""
     if not data.has_survey(survey_id):
-        raise KeyError(f"survey id {survey_id} has no ground truth in the dataset")
+        raise UnknownSurveyError(f"survey id {survey_id} has no ground truth in the dataset")
     text, read_diagnostics = read_survey_file(path)
     return prepare_text(text, data.survey(survey_id), data.corpus, protocol, survey_id=survey_id, path=path,
                         read_diagnostics=[asdict(d) for d in read_diagnostics])

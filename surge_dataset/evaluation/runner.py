@@ -13,6 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from surge_dataset.core.errors import error_text
 from surge_dataset.core.io import JsonlJournal, atomic_write_json, atomic_write_text
 from surge_dataset.core.vocabulary import RELEASED
 from surge_dataset.data.dataset import SurgeData
@@ -99,7 +100,7 @@ def prepare_folder(
         try:
             prepared.append(prepare_survey(data, survey_id, path, config.protocol))
         except Exception as exc:  # noqa: BLE001 - any unreadable survey is reported, the run goes on
-            failures.append({"survey_id": survey_id, "path": str(path), "error": f"{type(exc).__name__}: {exc}"})
+            failures.append({"survey_id": survey_id, "path": str(path), "error": error_text(exc)})
     return prepared, failures, excluded
 
 

@@ -22,30 +22,40 @@ __all__ = ["DiagnosticKind", "averaging_lines", "averaging_notes", "expected_top
 
 @dataclass(frozen=True)
 class DiagnosticKind:
-    """One diagnostic code of a run: the surveys it touched (in id order) and its first message."""
+    """One diagnostic code of a run: the surveys it touched (in id order) and each one's first message
+    (``messages[i]`` is ``survey_ids[i]``'s: counts in a message belong to its survey alone)."""
 
     code: str
     survey_ids: tuple[int, ...]
-    example: str
+    messages: tuple[str, ...]
 
-    def line(self, shown: int = 10) -> str:
+    @property
+    def example(self) -> str:
+        """The first survey's message."""
+        return self.messages[0]
+
+    def line(self, shown: int = 10, detailed: int = 3) -> str:
+        """One line: the message once when every survey's is the same, else each survey's own message for up to
+        ``detailed`` surveys, and none past that (a message names one survey's counts, never several)."""
         ids = ", ".join(str(i) for i in self.survey_ids[:shown]) + (", ..." if len(self.survey_ids) > shown else "")
         noun = "survey" if len(self.survey_ids) == 1 else "surveys"
-        return f"{self.code} in {len(self.survey_ids)} {noun} ({ids}): {self.example}"
+        head = f"{self.code} in {len(self.survey_ids)} {noun} ({ids})"
+        if len(set(self.messages)) == 1:
+            return f"{head}: {self.example}"
+        if len(self.survey_ids) > detailed:
+            return f"{head}; each survey's detail is in its results record (diagnostics)"
+        return f"{head}: " + "; ".join(f"survey {i}: {m}" for i, m in zip(self.survey_ids, self.messages, strict=True))
 
 
 def summarise_diagnostics(surveys: Mapping[str, Mapping[str, Any]]) -> list[DiagnosticKind]:
-    """Group the per-survey diagnostics of a results dict by code, most widespread first."""
-    touched: dict[str, list[int]] = {}
-    example: dict[str, str] = {}
+    """Group the per-survey diagnostics of a results dict by code, most widespread first, keeping each survey's
+    first message of the code."""
+    touched: dict[str, dict[int, str]] = {}
     for survey_id in sorted(surveys, key=int):
         for entry in surveys[survey_id].get("diagnostics", []):
             code = str(entry.get("code", "unknown"))
-            ids = touched.setdefault(code, [])
-            if not ids or ids[-1] != int(survey_id):
-                ids.append(int(survey_id))
-            example.setdefault(code, str(entry.get("message", "")))
-    kinds = [DiagnosticKind(code, tuple(ids), example[code]) for code, ids in touched.items()]
+            touched.setdefault(code, {}).setdefault(int(survey_id), str(entry.get("message", "")))
+    kinds = [DiagnosticKind(code, tuple(first), tuple(first.values())) for code, first in touched.items()]
     return sorted(kinds, key=lambda k: (-len(k.survey_ids), k.code))
 
 

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
+from urllib.parse import urlsplit
 
 from surge_dataset.core.errors import SurgeError
 from surge_dataset.core.http import LookupFailed, Request
@@ -70,6 +71,15 @@ ID_BATCH = 100
 DOI_BATCH = 50
 #: The resolver's title-match rule for a citation count found by title (SurveyGen's "similarity > 0.95").
 TITLE_MATCH = 95.0
+
+
+def unreachable_text(service: str, url: str, host_option: str, exc: Exception) -> str:
+    """One line for a service that never answered: which host, why, and the option that points it at a mirror or a
+    local replay (``--bib-base-url HOST=URL``, docs/data/fresh.md)."""
+    host = urlsplit(url).netloc
+    return (f"{service} at {host} is unreachable ({exc}): check the network, or point `surge data fresh` at a "
+            f"mirror or a local replay with --bib-base-url {host_option}=URL (docs/data/fresh.md, "
+            "'Without the network')")
 
 
 class FreshSearchError(SurgeError, RuntimeError):
@@ -255,6 +265,8 @@ class ArxivApi:
         try:
             status, body = self.hosts.get(request.url, request.query)
         except LookupFailed as exc:
+            if exc.unreachable:  # offline, or a mirror that is down: say which host and how to point elsewhere
+                raise FreshSearchError(unreachable_text("the arXiv API", request.url, "arxiv", exc)) from None
             raise FreshSearchError(f"{where}: {exc}") from None
         if ids and status == 400:
             raise IdListRejected(f"HTTP 400 for id_list of {ids} ids")

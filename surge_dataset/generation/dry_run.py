@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from surge_dataset.core.errors import error_text
 from surge_dataset.generation.generator import GenerationError, Generator
 from surge_dataset.generation.inputs import all_queries, read_run_topk
 from surge_dataset.generation.llm_calls import PromptFitter
@@ -169,7 +170,7 @@ def estimate_generation(
             topic, papers = survey_inputs(data, generator, survey_id, ranked, queries, run)
             _, info = generate_one(generator, topic, papers, stand_in, counter=counter, fitter=fitter)
         except (GenerationError, ValueError, KeyError) as exc:
-            estimate.failed[survey_id] = f"{type(exc).__name__}: {exc}"
+            estimate.failed[survey_id] = error_text(exc)
             continue
         stages: dict[str, int] = {}
         for call in info["calls"]:

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from surge_dataset.core.errors import error_text
 from surge_dataset.core.io import atomic_write_json, atomic_write_text, file_sha256
 from surge_dataset.core.metadata import installed_versions
 from surge_dataset.core.records import Paper
@@ -263,7 +264,7 @@ def generate_surveys(
         except (LLMConfigurationError, ModelLoadError):
             raise  # every survey would fail alike: stop with one clear message
         except Exception as exc:  # noqa: BLE001 - one survey's failure must not stop the others
-            error = f"{type(exc).__name__}: {exc}"
+            error = error_text(exc)
             report.failed[survey_id] = error
             atomic_write_json(out / FAILURE_DIR / f"{survey_id}.json",
                               {"survey_id": survey_id, "system": generator.name, "error": error,

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from surge_dataset.core.errors import error_text
 from surge_dataset.core.vocabulary import ENCODER, JUDGE, NER, NLI
 from surge_dataset.evaluation.catalogue import get_metric
 from surge_dataset.evaluation.compute import compute
@@ -134,7 +135,7 @@ class InspectChatBackend:
             output = await self.model.generate(messages, config=config)
         except Exception as exc:  # noqa: BLE001 - one failed request is recorded as missing, never a crash
             stats.add(failed=1)
-            on_done(index, Completion(None, error=f"{type(exc).__name__}: {exc}"))
+            on_done(index, Completion(None, error=error_text(exc)))
             return
         usage = output.usage
         on_done(index, Completion(output.completion, prompt_tokens=usage.input_tokens if usage else None,

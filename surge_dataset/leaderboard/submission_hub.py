@@ -84,4 +84,4 @@ def _hub_failure(exc: BaseException, repo: str, endpoint: str, root: Path) -> st
         return f"--repo {repo}: the Hub refused HF_TOKEN's token (HTTP {status}): use a token with write access; {ready}"
     if status is not None:
         return f"--repo {repo}: the Hub answered HTTP {status} ({detail}); {ready}"
-    return f"--repo {repo}: cannot reach the Hub at {endpoint} ({type(exc).__name__}: {detail}); {ready}"
+    return f"--repo {repo}: cannot reach the Hub at {endpoint} ({detail or 'no answer'}); {ready}"

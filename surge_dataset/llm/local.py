@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from surge_dataset.core.errors import error_text
 from surge_dataset.core.vocabulary import GGUF
 from surge_dataset.llm.base import (
     BackendSpec,
@@ -338,7 +339,7 @@ class TransformersBackend:
     def _record_failure(index: int, exc: Exception, on_done: Callable[[int, Completion], None], stats: LLMStats) -> None:
         stats.add(failed=1)
         logger.warning("local LLM generation failed: %s: %s", type(exc).__name__, exc)
-        on_done(index, Completion(text=None, error=f"{type(exc).__name__}: {exc}"[:300]))
+        on_done(index, Completion(text=None, error=error_text(exc)[:300]))
 
     # -- probability-weighted scores ----------------------------------------------------------------
 

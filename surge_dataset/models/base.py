@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.errors import SurgeError, error_text
 
 if TYPE_CHECKING:
     import torch
@@ -91,7 +91,7 @@ def load_model(loader: Callable[[], T], model: str, needed_for: Sequence[str], f
     try:
         return loader()
     except Exception as exc:  # noqa: BLE001 - see docstring
-        raise ModelLoadError(model, needed_for, flag, reason=f"{type(exc).__name__}: {exc}") from None
+        raise ModelLoadError(model, needed_for, flag, reason=error_text(exc)) from None
 
 
 def resolve_device(device: str | None) -> str:

@@ -32,12 +32,14 @@ from surge_dataset.report.results import (
     load_retrieval,
     merge_runs,
     merged_notes,
+    metrics_without_value,
     select_metrics,
     significance,
 )
 from surge_dataset.report.tables import (
     bold_rows,
     dataset_notes,
+    no_value_notes,
     retrieval_markdown,
     significance_markdown,
     table_html,
@@ -109,6 +111,7 @@ def build_report(
     }
     report["notes"] = merged_notes(systems) + [f"{s.name}: {line}" for s in systems
                                                for line in averaging_lines(s.averaging, scored_mean=True)]
+    report["notes"] += no_value_notes(metrics_without_value(systems, None if metrics is None else chosen))
     averaging = {s.name: s.averaging for s in systems if s.averaging}
     if averaging:
         report["averaging"] = averaging
@@ -128,7 +131,7 @@ def build_report(
     if systems:
         summaries = summarise(systems, chosen, seed=seed, resamples=resamples)
         pairs = significance(systems, chosen, seed=seed, resamples=resamples)
-        evaluated, published = table_rows(summaries, chosen, with_paper=with_paper, ci=ci)
+        evaluated, published = table_rows(summaries, chosen, with_paper=with_paper, ci=ci, surveys=len(survey_ids))
         stds = judge_std(systems, chosen)
         general = table_notes(survey_ids, resamples, seed, ci, bool(published), bold_rows(evaluated), bold_rows(published))
         notes = (general[:1] + dataset_notes(systems) + [f"{n}." for n in report["notes"]] + general[1:]

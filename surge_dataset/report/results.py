@@ -216,6 +216,24 @@ def select_metrics(systems: Sequence[SystemResults], requested: str | Sequence[s
     return chosen
 
 
+def metrics_without_value(systems: Sequence[SystemResults], shown: Sequence[str] | None = None
+                          ) -> list[tuple[str, str, int, int]]:
+    """``(system, key, judge answers missing, judge answers asked)`` for every key a system's surveys record with no
+    value on any of them (every judge answer missing, say): such a key is no column of its own, and a table
+    without a note would hide that it was asked. ``shown``: only these keys (the user's ``--metrics``)."""
+    found = []
+    for system in systems:
+        recorded = {k for r in system.surveys.values() for k in r if k not in NON_METRIC_KEYS and not k.endswith("_std")}
+        ordered = [m for m in (*TABLE4_COLUMNS, *EXTRA_COLUMNS) if m in recorded]
+        for key in [*ordered, *sorted(recorded - set(ordered))]:
+            if key in _columns(system) or (shown is not None and key not in shown):
+                continue
+            counts = [r.get("counts") or {} for r in system.surveys.values()]
+            found.append((system.name, key, sum(c.get(f"{key}_missing", 0) for c in counts),
+                          sum(c.get(f"{key}_judged", 0) for c in counts)))
+    return found
+
+
 # ------------------------------------------------------------------------------------------ runs of one system
 
 
@@ -309,10 +327,22 @@ def _combine(merged: SystemResults, run: SystemResults) -> SystemResults:
                 averaging.setdefault(name, value)
     fingerprints = None if merged.fingerprints is None or run.fingerprints is None else \
         {**run.fingerprints, **merged.fingerprints}
-    return SystemResults(name=merged.name, path=merged.path, sha256=merged.sha256, config=config,
+    return SystemResults(name=_joined_name(parts), path=merged.path, sha256=merged.sha256, config=config,
                          surveys=dict(sorted(surveys.items(), key=lambda item: survey_sort_key(item[0]))),
                          failures=failures, averaging=averaging, fingerprints=fingerprints,
                          join_notes=[*merged.join_notes, *run.join_notes], parts=parts)
+
+
+def _joined_name(parts: Sequence[SystemResults]) -> str:
+    """The row of runs of one system is named after the system, not after whichever file sorts first (a folder
+    lists ``mysystem-judged.json`` before ``mysystem.json``): the objective run's name (the first run without a
+    judge; a run's name is already its ``NAME=``, else its ``config.system``, else its file stem), else the stem
+    the files' names share, else the first file's name."""
+    objective = next((p for p in parts if not p.config.get("judge")), None)
+    if objective is not None:
+        return objective.name
+    common = os.path.commonprefix([p.name for p in parts]).rstrip("-_. ")
+    return common or parts[0].name
 
 
 def same_data(first: SystemResults, second: SystemResults) -> bool:
@@ -354,8 +384,9 @@ def merge_runs(systems: Sequence[SystemResults]) -> list[SystemResults]:
     by :func:`merged_notes`). A run joins another when every column both hold was computed under the same model
     settings (so ``surge evaluate --metrics sqs,cqs --judge ...`` completes an objective run of the same surveys);
     runs whose shared columns used different models are alternatives and stay apart. The same column with
-    different values under the same settings raises :class:`ReportError`. The merged system keeps the first file's
-    name and path; ``parts`` lists every file. Files without a recorded system or passage folder are never merged.
+    different values under the same settings raises :class:`ReportError`. The merged system is named after the system
+    (:func:`_joined_name`: the objective run's name, its ``config.system`` when it records one) and keeps the first file's path;
+    ``parts`` lists every file. Files without a recorded system or passage folder are never merged.
     """
     from dataclasses import replace
 

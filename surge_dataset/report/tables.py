@@ -26,6 +26,17 @@ class Cell:
     text: str
     bold: bool = False
     ci: str = ""
+    #: "(n=1/3)" when the value is over fewer surveys than the run's: a mean of one survey looks like any other
+    n: str = ""
+
+    def suffix(self) -> str:
+        """What follows the value in every format: the interval, then how many surveys it is over."""
+        return " ".join(part for part in (self.ci, self.n) if part)
+
+
+def n_text(n: int, surveys: int | None) -> str:
+    """``(n=k/N)`` when a metric's value is over ``k`` of the run's ``N`` surveys, else nothing."""
+    return f"(n={n}/{surveys})" if surveys is not None and n != surveys else ""
 
 
 @dataclass
@@ -51,16 +62,17 @@ def bold_best(rows: list[Row], metrics: Sequence[str]) -> None:
 
 def table_rows(
     summaries: Mapping[str, Mapping[str, MetricSummary]], metrics: Sequence[str], *,
-    with_paper: bool = False, ci: bool = True,
+    with_paper: bool = False, ci: bool = True, surveys: int | None = None,
 ) -> tuple[list[Row], list[Row]]:
-    """(evaluated rows, published rows); best per column bold within each block (they are not comparable)."""
+    """(evaluated rows, published rows); best per column bold within each block (they are not comparable).
+    ``surveys``: the run's survey count; a cell over fewer surveys says how many (:func:`n_text`)."""
     evaluated = []
     for name, summary in summaries.items():
         cells = []
         for m in metrics:
             s = summary[m]
             interval = f"[{format_value(m, s.ci_low)}, {format_value(m, s.ci_high)}]" if ci and s.mean is not None else ""
-            cells.append(Cell(format_value(m, s.mean), ci=interval))
+            cells.append(Cell(format_value(m, s.mean), ci=interval, n=n_text(s.n, surveys)))
         evaluated.append(Row(name, cells))
     published = [Row(name, [Cell(format_value(m, values.get(m))) for m in metrics], published=True)
                  for name, values in PAPER_TABLE4.items()] if with_paper else []
@@ -79,8 +91,8 @@ def table_notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, 
            evaluated_bold: bool = True, published_bold: bool | None = None) -> list[str]:
     """The table's footnotes; the bold one only for the blocks that have a bold value (one system: none)."""
     notes = [f"Means over {len(survey_ids)} surveys (ids {', '.join(survey_ids)}), of the values in the results "
-             "files: undefined values are 0 there under --aggregate released and left out under defined (n per "
-             "metric in report.json)."]
+             "files: undefined values are 0 there under --aggregate released and left out under defined; a value "
+             f"over fewer than the {len(survey_ids)} surveys says over how many (n=k/{len(survey_ids)})."]
     if ci:
         notes.append(f"Brackets: 95% percentile bootstrap confidence interval over surveys "
                      f"({resamples:,} resamples, seed {seed}).")
@@ -92,6 +104,16 @@ def table_notes(survey_ids: Sequence[str], resamples: int, seed: int, ci: bool, 
     if published:
         notes.append(f"{PUBLISHED_MARK} Published numbers ({PAPER_SOURCE}), copied, not recomputed: the paper's "
                      "systems on its 41 test surveys; not comparable with rows evaluated on other surveys.")
+    return notes
+
+
+def no_value_notes(empty: Sequence[tuple[str, str, int, int]]) -> list[str]:
+    """One note per metric a system has no value for (:func:`~.results.metrics_without_value`), with the share of
+    its judge answers that are missing when it is a judged metric (no final full stop: the table adds it)."""
+    notes = []
+    for system, key, missing, asked in empty:
+        share = f" ({missing} of {asked} judge answers missing, {missing / asked:.0%})" if asked else ""
+        notes.append(f"{system}: {metric_label(key)} has no value on any survey{share}, so the table shows none")
     return notes
 
 
@@ -130,7 +152,7 @@ def table_markdown(
 ) -> str:
     def cell(c: Cell) -> str:
         text = f"**{c.text}**" if c.bold else c.text
-        return f"{text} {c.ci}" if c.ci else text
+        return f"{text} {c.suffix()}" if c.suffix() else text
 
     def name(text: str) -> str:
         return text.replace("|", "\\|")
@@ -163,7 +185,7 @@ def table_latex(
     def cell(c: Cell) -> str:
         text = latex_escape(c.text)
         text = rf"\textbf{{{text}}}" if c.bold else text
-        return rf"{text} {{\scriptsize {latex_escape(c.ci)}}}" if c.ci else text
+        return rf"{text} {{\scriptsize {latex_escape(c.suffix())}}}" if c.suffix() else text
 
     width = len(metrics) + 1
     lines = [
@@ -192,7 +214,7 @@ def table_html(
     def cell(c: Cell) -> str:
         text = html.escape(c.text)
         text = f"<b>{text}</b>" if c.bold else text
-        return f"<td>{text}" + (f' <span class="ci">{html.escape(c.ci)}</span>' if c.ci else "") + "</td>"
+        return f"<td>{text}" + (f' <span class="ci">{html.escape(c.suffix())}</span>' if c.suffix() else "") + "</td>"
 
     head = "".join(f"<th>{html.escape(metric_label(m))}</th>" for m in metrics)
     body = [f"<tr><th>{html.escape(r.name)}</th>{''.join(cell(c) for c in r.cells)}</tr>" for r in evaluated]
