@@ -359,18 +359,18 @@ def test_a_name_holding_a_url_is_never_a_link(server, browser):
     assert _dialog(browser) is None and browser.execute_script("return window.__pwned === undefined")
 
 
-def test_a_big_survey_paints_one_page_of_citations_within_3_s(big_server, browser, tmp_path):
+def test_a_big_survey_shows_one_bounded_page_of_citations(big_server, browser, tmp_path):
     """BIG_EXTRA citations in one survey (a details file of a few MB; the Space keeps 5,000 rows of it): the viewer
-    shows 250 at a time, its HTML stays bounded and it paints within 3 s; built without --data, it says what is
-    missing (no GT outline, no paper for the cited doc ids) instead of failing; the next page colours the next."""
+    shows 250 at a time and its HTML stays bounded whatever the details hold (the time to first paint of the largest
+    details a submission may carry is measured by ``python -m benchmarks.viewer_first_paint``, not here); built
+    without --data, it says what is missing (no GT outline, no paper for the cited doc ids) instead of failing; the
+    next page colours the next."""
     By = _by()
     _open(browser, big_server)
     assert _column(browser, "leaderboard-table", 1) == ['≈ precision <img src=x onerror="window.__pwned=\'badge\'">']
-    started = time.monotonic()
     _tab(browser, "Survey viewer")
     _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#viewer-survey-body .sg-cite"))
     browser.execute_async_script("const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(done))")
-    painted = time.monotonic() - started
     browser.save_screenshot(str(tmp_path / "viewer-big.png"))
     size = browser.execute_script("return document.documentElement.outerHTML.length")
     body = browser.execute_script("return document.querySelector('#viewer-survey-body').innerHTML.length")
@@ -382,13 +382,11 @@ def test_a_big_survey_paints_one_page_of_citations_within_3_s(big_server, browse
     assert 0 < len(cites) <= 250
     assert "no title or abstract in this Space" in cites[0].get_attribute("textContent")
     assert body < 1_500_000 and size < 3_000_000, (body, size)
-    assert painted < 3.0, painted
     _choose(browser, "viewer-page", "citations 251–500 of 5000")
     _wait(browser, lambda d: "Showing citations 251–500" in d.find_element(By.ID, "viewer-header").text)
     _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#viewer-survey-body .sg-cite"))
     assert _column(browser, "viewer-evidence")[0] == "250"
     assert _dialog(browser) is None and browser.execute_script("return window.__pwned === undefined")
-    print(f"\nbig survey: first paint {painted:.2f} s, page {size / 1e6:.2f} MB, survey body {body / 1e6:.2f} MB")
 
 
 def test_the_refused_page_shows_submitters_text_as_text(big_server, browser, tmp_path):
