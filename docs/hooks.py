@@ -1,8 +1,8 @@
 """MkDocs hook (mkdocs.yml ``hooks:``): the pages generated from the code when the site is built.
 
 * ``metrics/index.md`` and ``metrics/<name>.md``: one page per metric card ``metrics/<name>/README.md``, its YAML
-  front matter stripped and its ``<!-- surge:inputs -->`` span filled by :func:`surge_dataset.publish.modules.render_card`,
-  exactly as ``surge metrics install`` and ``surge metrics push`` publish it. The nav's ``metrics/index.md``
+  front matter stripped and its ``<!-- surge:inputs -->`` and ``<!-- surge:example -->`` spans filled by
+  :func:`surge_dataset.publish.modules.render_card`, exactly as ``surge metrics install`` and ``surge metrics push`` publish it. The nav's ``metrics/index.md``
   entry becomes a section holding every card, so a new metric folder gets a page without editing mkdocs.yml.
 * ``reference/cli.md``: every command and option of the ``surge`` typer app, walked from the click command
   tree (``typer.main.get_command``) that ``surge --help`` prints from. Duck-typed: typer vendors its own click.

@@ -128,6 +128,11 @@ def test_the_card_states_each_licence(sample_dataset):
     card = (sample_dataset / "README.md").read_text(encoding="utf-8")
     front = yaml.safe_load(card.split("---\n")[1])
     assert front["license"] == "other" and front["license_name"]
+    # the fields the Hub's card template asks for: with `license: other`, a link to the licence (a file of the repo)
+    licence_file = sample_dataset / front["license_link"]
+    assert front["license_link"] == "LICENSE.md" and "CC0 1.0" in licence_file.read_text(encoding="utf-8")
+    for info in front["dataset_info"]:
+        assert info["dataset_size"] == sum(split["num_bytes"] for split in info["splits"]) > 0
     licence = card.split("## Licence\n", 1)[1].split("\n## ", 1)[0]
     for needle in ("MIT license (paper §3.5", "CC0 1.0", "under the licence each paper's authors chose on arXiv"):
         assert needle in licence, needle

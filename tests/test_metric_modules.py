@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import doctest
+import gc
+import importlib
+import inspect
+import json
+import os
 import re
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -20,7 +28,10 @@ MODULES = sorted(p.parent.name for p in (REPO_ROOT / "metrics").glob("*/README.m
 
 
 def _card_example(name: str) -> str:
-    card = (REPO_ROOT / "metrics" / name / "README.md").read_text(encoding="utf-8")
+    """The example of the card as installed and published (filled in from the module's docstring)."""
+    from surge_dataset.publish.modules import render_card
+
+    card = render_card(REPO_ROOT / "metrics" / name)
     assert card.startswith("---\n") and "sdk: gradio" in card and "app_file: app.py" in card
     match = re.search(r"## How to Use\s+```python\n(.*?)```", card, re.S)
     assert match, f"{name}: card has no python example"
@@ -56,7 +67,8 @@ def test_card_example_runs(name, installed_metrics, in_demo_folder, monkeypatch)
 def test_module_files_are_declarations(name):
     source = (REPO_ROOT / "metrics" / name / f"{name}.py").read_text()
     assert not re.search(r"^import \w+\s*,", source, re.M), "one import per line (evaluate's scanner)"
-    assert "evaluate_module.SurgeMetricModule" in source and len(source.splitlines()) < 20
+    code = source[source.index('"""', 4) + 3:]  # after the docstring (the examples)
+    assert "evaluate_module.SurgeMetricModule" in code and len(code.strip().splitlines()) < 10
     requirements = (REPO_ROOT / "metrics" / name / "requirements.txt").read_text().splitlines()
     assert [line for line in requirements if not line.startswith("#")] == ["surge-bench"]
 
@@ -115,7 +127,92 @@ def test_card_inputs_are_rendered_from_the_settings_not_copied(name):
 
     folder = REPO_ROOT / "metrics" / name
     card = (folder / "README.md").read_text(encoding="utf-8")
-    assert card.count("<!-- surge:inputs -->") == 1 and "Args:" not in card
+    assert card.count("<!-- surge:inputs -->") == 1 and "Args:" not in card and ">>>" not in card
     rendered = render_card(folder)
     assert "```" + INPUTS_DESCRIPTION + "```" in rendered and "surge:inputs" not in rendered
     assert rendered.replace("```" + INPUTS_DESCRIPTION + "```", "") .count("### Output values") == 1
+
+
+@contextlib.contextmanager
+def _local_modules():
+    """What evaluate's harness does around its doctests (``use_local_metrics``): ``evaluate.load`` of a module
+    name loads the module folder of this checkout instead of asking the Hub."""
+    import evaluate
+
+    real = evaluate.load
+
+    def load_local(path, *args, **kwargs):
+        return real(metric_path(path.split("/", 1)[1]) if path.startswith("surge/") else path, *args, **kwargs)
+
+    with mock.patch("evaluate.load", side_effect=load_local):
+        yield
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_evaluate_common_module_checks(name, in_demo_folder, monkeypatch):
+    """``evaluate``'s own module test (tests/test_metric_common.py, ``LocalModuleTest.test_load``), reproduced:
+    the module imported as ``evaluate`` imports it, ``_compute`` takes no ``**kwargs``, and ``doctest.testmod``
+    of the module (no option flags, ``raise_on_error``) runs at least two examples without a failure. Run beside
+    ``./surge``, as the examples say; the judged ones answer from ``ScriptedChat`` in process."""
+    import evaluate
+
+    for variable in ("SURGE_LLM_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    factory = evaluate.loading.evaluation_module_factory(metric_path(name), module_type="metric")
+    module = importlib.import_module(factory.module_path)
+    cls = evaluate.loading.import_main_class(module.__name__)
+    parameters = inspect.signature(cls._compute).parameters
+    assert all(p.kind != p.VAR_KEYWORD for p in parameters.values())
+    assert {"data", "judge", "embedding_model", "batch_size"} <= set(parameters)
+    monkeypatch.setattr(doctest, "ELLIPSIS_MARKER", "[...]")
+    with _local_modules():
+        try:
+            results = doctest.testmod(module, verbose=False, raise_on_error=True)
+        except doctest.UnexpectedException as exc:
+            raise exc.exc_info[1] from None
+        except doctest.DocTestFailure as failure:
+            pytest.fail(f"{name}: {failure.example.source!r} gave {failure.got!r}, not {failure.example.want!r}")
+    assert results.failed == 0 and results.attempted > 1
+    assert cls().name == name  # the name evaluate.combine prefixes keys with is the name it is loaded by
+
+
+def test_combine_keys_carry_the_load_names(installed_metrics, in_demo_folder):
+    import evaluate
+
+    text = "# Intro\n\nGraphs are everywhere. " * 3 + "\n"
+    combined = evaluate.combine([evaluate.load("surge/recall"), evaluate.load("surge/rouge_bleu")])
+    assert [m.name for m in combined.evaluation_modules] == ["recall", "rouge_bleu"]
+    result = combined.compute(predictions=[text], references=[0], data="surge")
+    assert {"recall", "rouge1", "recall_per_survey", "rouge_bleu_per_survey"} <= set(result)
+
+
+def test_a_batch_may_mix_survey_ids_and_records(installed_metrics, in_demo_folder):
+    """ids, records and record JSON in one batch: what ``compute()`` accepts, ``evaluate`` accepts too."""
+    import evaluate
+
+    surveys = json.loads((REPO_ROOT / "examples" / "sample" / "surveys.json").read_text(encoding="utf-8"))
+    record = next(r for r in surveys if r["survey_id"] == 0)
+    text = "# Introduction\n\nGraph neural networks pass messages between nodes of a graph. " * 3 + "\n"
+    references = [0, record, json.dumps(record), "0"]
+    module = evaluate.load("surge/rouge_bleu")
+    through_evaluate = module.compute(predictions=[text] * 4, references=references, data="surge")
+    direct = compute("rouge_bleu", [text] * 4, references, data="surge")
+    assert through_evaluate["per_survey"] == direct["per_survey"] and len(set(map(str, direct["per_survey"]))) == 1
+    for one in references:  # add() one at a time takes each kind too
+        module.add(prediction=text, reference=one)
+    assert module.compute(data="surge")["per_survey"] == direct["per_survey"]
+
+
+def test_compute_leaves_no_file_open(in_demo_folder):
+    """``compute(data="surge")`` opens the corpus index and closes it: no ``ResourceWarning`` for
+    ``index/papers.arrow`` at garbage collection, no descriptor left on it."""
+    text = "# Intro\n\nGraph neural networks pass messages [1].\n\n[1] Not A Real Paper\n"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compute("recall", [text], [0], data="surge")
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
+    fds = Path("/proc/self/fd")
+    if fds.is_dir():
+        open_files = {os.path.realpath(fd) for fd in fds.iterdir()}
+        assert not [f for f in open_files if f.endswith("papers.arrow")]

@@ -74,7 +74,7 @@ def test_evaluate_load_surge_namespace_offline_in_a_fresh_process(tmp_path: Path
     )
     run = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"rouge1": 1.0, "shr": "SoftHeadingRecall"}
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"rouge1": 1.0, "shr": "SHR"}
     assert not (work / "surge").exists()
 
 

@@ -169,8 +169,9 @@ def test_run_file_round_trips_through_ranx(tmp_path: Path) -> None:
     }
     path = write_trec_run(tmp_path / "run.trec", results, tag="t", metadata={"k": 3})
     lines = path.read_text().splitlines()
-    assert lines[0] == "7 Q0 3 1 2.500000 t"
-    assert lines[1].split()[2:4] == ["11", "2"] and lines[2].split()[2:4] == ["5", "3"]  # ties by doc id
+    assert lines[0] == "7 Q0 3 1 2.5 t"  # full precision: no rounding that would make new ties
+    # ties by doc id as a string, descending (trec_eval's and pytrec_eval's order): "5" > "11"
+    assert lines[1].split()[2:4] == ["5", "2"] and lines[2].split()[2:4] == ["11", "3"]
     ours = read_trec_run(path)
     theirs = Run.from_file(str(path), kind="trec")
     assert theirs.to_dict() == ours == {"7": {"3": 2.5, "11": 1.25, "5": 1.25}, "12": {"5": 0.5, "3": -1.0}}
@@ -182,13 +183,17 @@ def test_run_file_round_trips_through_ranx(tmp_path: Path) -> None:
     assert Qrels.from_file(str(tmp_path / "qrels.txt"), kind="trec").to_dict() == qrels
 
     result = evaluate_run(path, qrels)
-    assert set(result) == set(METRICS) | {"per_query"}
+    assert set(result) == set(METRICS) | {"per_query", "average", "means", "n_queries", "n_run_queries"}
     per = result["per_query"]
-    assert per["7"]["recall@20"] == 0.5 and per["7"]["mrr"] == 0.5
+    assert per["7"]["recall@20"] == 0.5 and per["7"]["mrr"] == 1 / 3  # "11" is ranked after its tie "5"
     assert per["12"]["recall@20"] == 1.0 and per["12"]["mrr"] == 0.5
     assert per["13"]["recall@20"] == 0.0  # a qrels query missing from the run counts as 0
     assert result["recall@20"] == pytest.approx(0.5)
-    direct = ranx_evaluate(Qrels.from_dict(qrels), Run.from_file(str(path), kind="trec"), "ndcg@10",
+    # over the queries the run has (BEIR's, pytrec_eval's average), offered beside ours
+    assert result["means"]["run"]["recall@20"] == pytest.approx(0.75) and result["n_run_queries"] == 2
+    assert evaluate_run(path, qrels, average="run")["recall@20"] == pytest.approx(0.75)
+    direct = ranx_evaluate(Qrels.from_dict(qrels), Run.from_dict({"7": {"3": 3.0, "5": 2.0, "11": 1.0},
+                                                                  "12": {"5": 0.5, "3": -1.0}}), "ndcg@10",
                            make_comparable=True)
     assert result["ndcg@10"] == pytest.approx(direct)
 
@@ -351,14 +356,16 @@ def test_export_beir_layout(data: SurgeData, tmp_path: Path) -> None:
     corpus = [json.loads(line) for line in (out / "corpus.jsonl").read_text().splitlines()]
     assert set(corpus[0]) == {"_id", "title", "text"} and len(corpus) == 341
     queries = [json.loads(line) for line in (out / "queries.jsonl").read_text().splitlines()]
-    assert queries[0] == {"_id": "0", "text": data.survey(0).survey_title}
+    assert queries[0] == {"_id": "q0", "text": data.survey(0).survey_title}
+    assert corpus[0]["_id"] == "d0" and not {q["_id"] for q in queries} & {c["_id"] for c in corpus}
     rows = (out / "qrels" / "test.tsv").read_text().splitlines()
     assert rows[0] == "query-id\tcorpus-id\tscore"
     qrels: dict[str, dict[str, int]] = {}
     for row in rows[1:]:
         qid, doc, score = row.split("\t")
-        qrels.setdefault(qid, {})[doc] = int(score)
+        qrels.setdefault(qid.removeprefix("q"), {})[doc.removeprefix("d")] = int(score)
     assert qrels == load_qrels(data, "test", "titles")
+    assert read_trec_qrels(out / "qrels" / "test.tsv") == qrels  # the export's own qrels read back plain
 
 
 def test_export_mteb_layout_loads_with_datasets(data: SurgeData, tmp_path: Path) -> None:
@@ -374,7 +381,13 @@ def test_export_mteb_layout_loads_with_datasets(data: SurgeData, tmp_path: Path)
     assert queries.column_names == ["_id", "text"] and queries.num_rows == counts["queries"]
     assert qrels.column_names == ["query-id", "corpus-id", "score"] and qrels.num_rows == counts["qrels"]
     expected = load_qrels(data, "test", "questions")
-    assert {(r["query-id"], r["corpus-id"]) for r in qrels} == {(q, d) for q, docs in expected.items() for d in docs}
+    assert {(r["query-id"], r["corpus-id"]) for r in qrels} == {(f"q{q}", f"d{d}") for q, docs in expected.items()
+                                                               for d in docs}
+    import yaml
+
+    front = yaml.safe_load((out / "README.md").read_text(encoding="utf-8").split("---\n")[1])
+    assert front["license"] == "other" and front["license_name"] and (out / front["license_link"]).is_file()
+    assert {"language", "pretty_name", "size_categories", "task_categories", "task_ids", "configs"} <= set(front)
     with pytest.raises(FileExistsError):
         export_retrieval(data, out, fmt="mteb")
     with pytest.raises(ValueError):
@@ -433,8 +446,15 @@ def test_cli_index_retrieve_eval_export(data: SurgeData, tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
 
     result = runner.invoke(app, ["data", "export-retrieval", "--data", str(data.path), "--out",
-                                 str(tmp_path / "exp"), "--format", "beir"], env=env)
+                                 str(tmp_path / "exp"), "--format", "beir", "--query-type", "questions"], env=env)
     assert result.exit_code == 0 and (tmp_path / "exp" / "qrels" / "test.tsv").is_file(), result.output
+    beir_metrics = tmp_path / "beir-metrics.json"  # the export's own BEIR qrels (3 columns, a header) as --qrels
+    result = runner.invoke(app, ["retrieval-eval", "--run", str(run), "--qrels", str(tmp_path / "exp" / "qrels" /
+                                 "test.tsv"), "--out", str(beir_metrics)], env=env)
+    assert result.exit_code == 0, result.output
+    assert "missing = 0" in result.output and "in the run (BEIR, pytrec_eval)" in result.output
+    from_beir = json.loads(beir_metrics.read_text())
+    assert from_beir["per_query"] == written["per_query"] and from_beir["means"] == written["means"]
     result = runner.invoke(app, ["data", "export-retrieval", "--data", str(data.path), "--out",
                                  str(tmp_path / "exp2"), "--format", "csv"], env=env)
     assert result.exit_code == 2

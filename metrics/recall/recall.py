@@ -1,7 +1,21 @@
-"""SurGE citation recall: an `evaluate` module declared over surge_dataset's metric registry.
+r"""SurGE citation recall: an `evaluate` module declared over surge_dataset's metric registry.
 
-Inputs, outputs and the example: this folder's README.md; the computation: the registered metric
-``recall`` (surge_dataset/evaluation/metrics/), the same code `surge evaluate` runs.
+The computation: the registered metric ``recall`` (surge_dataset/evaluation/metrics/), the same code
+`surge evaluate` runs. Inputs and outputs: this folder's README.md, or the module's ``inputs_description``.
+
+Examples (beside ``./surge``, the sample that ``make demo`` builds before it runs ``surge metrics install``;
+the card's "How to Use" shows this text):
+
+    >>> import evaluate
+    >>> from surge_dataset import SurgeData
+    >>> from surge_dataset.data.render import render_survey
+    >>> data = SurgeData.open("surge")  # the sample, built by `make demo` (or any built SurGE folder)
+    >>> survey = render_survey(data.survey(0), data.corpus)  # survey 0's ground truth, written as a generated survey
+    >>> other = "# Introduction\n\nGraph neural networks pass messages [1]. They also pool [2].\n\n[1] Not A Real Paper\n"
+    >>> recall = evaluate.load("surge/recall")
+    >>> results = recall.compute(predictions=[survey, other], references=[0, 0], data="surge")
+    >>> print([round(r["recall"], 4) for r in results["per_survey"]], round(results["recall"], 4))
+    [0.9048, 0.0] 0.4524
 """
 
 import evaluate  # noqa: F401 - evaluate reads a module's imports
@@ -9,5 +23,5 @@ import evaluate  # noqa: F401 - evaluate reads a module's imports
 from surge_dataset.evaluation import evaluate_module
 
 
-class CitationRecall(evaluate_module.SurgeMetricModule):
+class Recall(evaluate_module.SurgeMetricModule):
     metric_name = "recall"

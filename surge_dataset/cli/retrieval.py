@@ -165,7 +165,8 @@ def retrieve(
 
 def retrieval_eval(
     run: Path = typer.Option(..., "--run", help="TREC run file."),
-    qrels: str = typer.Option("test", "--qrels", help="A split name (qrels from the dataset) or a TREC qrels file."),
+    qrels: str = typer.Option("test", "--qrels", help="A split name (qrels from the dataset), a TREC qrels file or "
+                                                      "a BEIR one (qrels/<split>.tsv of an export)."),
     data: str = data_option(),
     query_type: str | None = typer.Option(None, "--query-type", help="titles or questions (default: from the run's metadata, else titles)."),
     out: Path | None = typer.Option(None, "--out", help="Write metrics (means + per query) as JSON here."),
@@ -176,11 +177,14 @@ def retrieval_eval(
     exclude_empty: bool | None = typer.Option(
         None, "--exclude-empty/--keep-empty",
         help="Skip surveys that cite nothing or have no section with 100 characters (default: the run's filter)."),
+    average: str = typer.Option(
+        "qrels", "--average", help="The mean written to --out: qrels (every qrels query, missing from the run = 0) or "
+                                   "run (the queries the run has: BEIR's, pytrec_eval's). Both are printed."),
 ) -> None:
-    """Recall@20/30/100/200/500/1000 (Table 3), nDCG@10 and MRR of a run (ranx's definitions)."""
+    """Recall@20/30/100/200/500/1000 (Table 3), nDCG@10 and MRR of a run (trec_eval's definitions and tie order)."""
     from surge_dataset.core.io import atomic_write_json
     from surge_dataset.data.filters import SurveyFilter, filter_qrels
-    from surge_dataset.retrieval.evaluation import ENGINES, METRICS, TABLE3, evaluate_run
+    from surge_dataset.retrieval.evaluation import AVERAGES, ENGINES, METRICS, TABLE3, evaluate_run
     from surge_dataset.retrieval.runs import (
         QUERY_TYPES,
         load_qrels,
@@ -190,6 +194,7 @@ def retrieval_eval(
     )
 
     check_choice("--engine", engine, ENGINES)
+    check_choice("--average", average, AVERAGES)
     ranked = read_trec_run(run)  # a missing or malformed --run fails first
     meta = read_run_metadata(run)
     kind = query_type or meta.get("query_type") or "titles"
@@ -206,15 +211,22 @@ def retrieval_eval(
     if survey_filter.active:
         judgements = filter_qrels(judgements, _open_data(data), kind, survey_filter)
         source += f" filtered {survey_filter.as_dict()}"
-    result = evaluate_run(ranked, judgements, engine=engine)
-    table = Table(title=f"{run} vs {source}: {len(result['per_query'])} queries")
+    result = evaluate_run(ranked, judgements, engine=engine, average=average)
+    table = Table(title=f"{run} vs {source}: {result['n_queries']} queries, {result['n_run_queries']} in the run")
     table.add_column("run")
+    table.add_column("averaged over", justify="left")
     for metric in METRICS:
         table.add_column(metric.replace("recall", "R"), justify="right")
-    table.add_row(run.name, *(f"{result[m]:.4f}" for m in METRICS))
+    labels = {"qrels": f"{result['n_queries']} qrels queries, missing = 0",
+              "run": f"{result['n_run_queries']} in the run (BEIR, pytrec_eval)"}
+    for name in sorted(AVERAGES, key=lambda a: a != average):  # the chosen one first, the other beside it
+        means = result["means"][name]
+        table.add_row(run.name if name == average else "", labels[name],
+                      *("" if means[m] is None else f"{means[m]:.4f}" for m in METRICS),
+                      style=None if name == average else "dim")
     if kind == "titles" and qrels == "test":
         for name, row in TABLE3.items():
-            table.add_row(name, *(f"{row[m]:.4f}" if m in row else "" for m in METRICS), style="dim")
+            table.add_row(name, "", *(f"{row[m]:.4f}" if m in row else "" for m in METRICS), style="dim")
     out_console.print(table)
     if out is not None:
         atomic_write_json(out, {**result, "run": str(run), "qrels": source, "query_type": kind,

@@ -76,20 +76,54 @@ FIELD_DOCS = {
 }
 
 
-def _split_files(folder: Path, config: str) -> dict[str, list[Path]]:
-    splits: dict[str, list[Path]] = {}
-    for path in sorted((folder / config).glob("*.parquet")):
-        splits.setdefault(path.name.split("-", 1)[0], []).append(path)
-    return splits
+#: The file beside a card that ``license_link`` points to (the Hub's template: with ``license: other``, "LICENSE" or
+#: "LICENSE.md" inside the repository, or a URL).
+LICENCE_FILE = "LICENSE.md"
+#: Mixed licences (the card's "Licence" section): the authors' MIT release, CC0 arXiv metadata, and GT section texts
+#: under each arXiv paper's own licence. The Hub's vocabulary for that is ``other``, named and linked.
+LICENCE_FIELDS: dict[str, Any] = {
+    "license": "other",
+    "license_name": "mit-cc0-and-arxiv-paper-licences",
+    "license_link": LICENCE_FILE,
+}
+LICENCE_TEXT = "\n".join([
+    "The SurGE authors distribute the dataset and their code under the MIT license (paper §3.5, "
+    "arXiv:2508.15658). The parts carry these licences:",
+    "",
+    "- **corpus** (titles, authors, abstracts, categories and dates of arXiv papers): arXiv's descriptive "
+    "metadata, which arXiv's API Terms of Use and Submittal Agreement place under the CC0 1.0 public-domain "
+    "dedication (paper §3.3 and §3.5). No PDF or source file is included.",
+    "- **surveys**: the ground-truth surveys' metadata (title, authors, abstract, date, category) is arXiv "
+    "metadata as above (CC0); their section texts (`structure[].content`) and headings come from the arXiv "
+    "papers themselves and stay under the licence each paper's authors chose on arXiv (arXiv's non-exclusive "
+    "distribution licence or a Creative Commons licence, shown on the paper's arXiv page).",
+    "- **queries**: section texts and heading paths of the surveys (licensed as those texts) and the "
+    "questions written for them.",
+    "",
+    "Check a survey's licence on its arXiv page before redistributing its text outside research "
+    "evaluation. The `surge-bench` package that built this folder is MIT-licensed.",
+])
 
 
-def _size_category(n: int) -> str:
+def write_licence(folder: Path) -> None:
+    """``LICENSE.md``, the file the card's ``license_link`` names: the "Licence" section's text."""
+    (folder / LICENCE_FILE).write_text(f"# Licence\n\n{LICENCE_TEXT}\n", encoding="utf-8")
+
+
+def size_category(n: int) -> str:
     """The Hub's size bucket for the largest config."""
     for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
                          (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):
         if n < limit:
             return label
     return "10M<n<100M"
+
+
+def _split_files(folder: Path, config: str) -> dict[str, list[Path]]:
+    splits: dict[str, list[Path]] = {}
+    for path in sorted((folder / config).glob("*.parquet")):
+        splits.setdefault(path.name.split("-", 1)[0], []).append(path)
+    return splits
 
 
 def card_metadata(folder: Path) -> dict[str, Any]:
@@ -126,18 +160,16 @@ def card_metadata(folder: Path) -> dict[str, Any]:
                 "features": Features.from_arrow_schema(schema)._to_yaml_list(),
                 "splits": split_info,
                 "download_size": sum(p.stat().st_size for files in splits.values() for p in files),
+                "dataset_size": sum(split["num_bytes"] for split in split_info),
             }
         )
     return {
-        # Mixed licences (the card's "Licence" section): the authors' MIT release, CC0 arXiv metadata, and GT
-        # section texts under each arXiv paper's own licence. The Hub's vocabulary for that is `other`.
-        "license": "other",
-        "license_name": "mit-cc0-and-arxiv-paper-licences",
+        **LICENCE_FIELDS,
         "language": ["en"],
         "pretty_name": "SurGE: Survey Generation Evaluation",
         "task_categories": ["text-generation", "text-retrieval", "summarization"],
         "tags": ["survey-generation", "scientific-documents", "citation", "retrieval", "arxiv"],
-        "size_categories": [_size_category(max((i["splits"][0]["num_examples"] for i in infos), default=0))],
+        "size_categories": [size_category(max((i["splits"][0]["num_examples"] for i in infos), default=0))],
         "configs": configs,
         "dataset_info": infos,
     }
@@ -282,21 +314,7 @@ def write_card(folder: Path, meta: dict[str, Any]) -> None:
         "",
         "## Licence",
         "",
-        "The SurGE authors distribute the dataset and their code under the MIT license (paper §3.5, "
-        "arXiv:2508.15658). The parts carry these licences:",
-        "",
-        "- **corpus** (titles, authors, abstracts, categories and dates of arXiv papers): arXiv's descriptive "
-        "metadata, which arXiv's API Terms of Use and Submittal Agreement place under the CC0 1.0 public-domain "
-        "dedication (paper §3.3 and §3.5). No PDF or source file is included.",
-        "- **surveys**: the ground-truth surveys' metadata (title, authors, abstract, date, category) is arXiv "
-        "metadata as above (CC0); their section texts (`structure[].content`) and headings come from the arXiv "
-        "papers themselves and stay under the licence each paper's authors chose on arXiv (arXiv's non-exclusive "
-        "distribution licence or a Creative Commons licence, shown on the paper's arXiv page).",
-        "- **queries**: section texts and heading paths of the surveys (licensed as those texts) and the "
-        "questions written for them.",
-        "",
-        "Check a survey's licence on its arXiv page before redistributing its text outside research "
-        "evaluation. The `surge-bench` package that built this folder is MIT-licensed.",
+        LICENCE_TEXT,
         "",
         "## Citation",
         "",
@@ -306,3 +324,4 @@ def write_card(folder: Path, meta: dict[str, Any]) -> None:
         "",
     ]
     (folder / "README.md").write_text("\n".join(lines), encoding="utf-8")
+    write_licence(folder)

@@ -25,6 +25,7 @@ import bisect
 import hashlib
 import os
 import struct
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,7 +156,10 @@ class _PaperFile:
 
     def __init__(self, path: Path):
         self.path = path
-        self._file = open(path, "rb", buffering=0)  # noqa: SIM115 - lives as long as the corpus
+        # A raw descriptor closed by a finalizer (when the corpus is closed or collected): an open file object left
+        # to the garbage collector raised a ResourceWarning after every compute().
+        self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        self._finalizer = weakref.finalize(self, os.close, self._fd)
         source = pa.memory_map(str(path), "r")
         base = source.read_buffer(1).address
         source.seek(0)
@@ -182,7 +186,7 @@ class _PaperFile:
         if layout is None:
             assert self._batches is not None
             return self._batches[batch].column(column)[local].as_py()
-        fd = self._file.fileno()
+        fd = self._fd
         if layout.validity is not None and not os.pread(fd, 1, layout.validity + local // 8)[0] >> (local % 8) & 1:
             return None
         width = layout.width
@@ -193,6 +197,10 @@ class _PaperFile:
 
     def row(self, batch: int, local: int) -> dict[str, Any]:
         return {name: self.value(batch, local, i) for i, name in enumerate(self.names)}
+
+    def close(self) -> None:
+        """Close the file (later reads fail); the finalizer does it otherwise."""
+        self._finalizer()
 
 
 class Corpus:
@@ -216,6 +224,16 @@ class Corpus:
         self._papers = _PaperFile(self.index_dir / "papers.arrow")
         self._title_column = self._papers.names.index("title")
         self._id_column = self._papers.names.index("doc_id")
+
+    def close(self) -> None:
+        """Close ``papers.arrow`` now rather than when the corpus is collected (the arrays are memory maps)."""
+        self._papers.close()
+
+    def __enter__(self) -> Corpus:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __reduce__(self) -> tuple[type[Corpus], tuple[Path]]:
         """Pickles as its folder (for worker processes): the open file is reopened, nothing is copied."""

@@ -158,6 +158,18 @@ class SurgeData:
             out.extend(Query.from_row(row, name) for row in pq.read_table(file).to_pylist())
         return out
 
+    def close(self) -> None:
+        """Close the corpus index's open file, if the corpus was opened (a later ``corpus`` reopens it)."""
+        corpus = self.__dict__.pop("corpus", None)
+        if corpus is not None:
+            corpus.close()
+
+    def __enter__(self) -> SurgeData:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @functools.cached_property
     def corpus(self) -> Corpus:
         if not (self.path / "index").is_dir():

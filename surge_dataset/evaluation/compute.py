@@ -93,7 +93,9 @@ def compute(
     config = EvaluationConfig.from_options(metrics=parse_list(metrics), judge=judge_spec, **config_settings,
                                            resolve_device=nli is None or encoder is None or ner is None)
     if isinstance(data, str) or hasattr(data, "__fspath__"):
-        data = SurgeData.open(data)
+        with SurgeData.open(data) as opened:  # opened here, so closed here: no file left to the garbage collector
+            return compute(metrics, predictions, references, data=opened, judge=judge, nli=nli, encoder=encoder,
+                           ner=ner, **settings)
     config = pin_settings(config, data)
     chosen = selected_metrics(config)
     corpus_needed = [m.name for m in chosen if "corpus" in m.active_needs(config)]
@@ -136,7 +138,7 @@ Args:
     predictions (list of str): generated surveys as Markdown (``#`` headings, ``[n]`` citations, a
         ``[n] <title>`` reference list): the files ``surge evaluate`` reads.
     references (list of int or str): the ground truth of each prediction: its ``survey_id`` (with
-        ``data=``) or its ``surveys.json`` record as JSON text.
+        ``data=``) or its ``surveys.json`` record (a dict or its JSON text); one batch may mix them.
     data (str): a built SurGE dataset folder or Hub id; needed for survey ids and for the metrics that
         resolve reference titles against the corpus (recall, citation_accuracy, citation_prf, alce).
     judge (str): an LLM judge for the judged metrics: "openai:<model>", "hf:<model>" or "gguf:<file>".

@@ -4,21 +4,25 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
 import re
 import shutil
+import textwrap
 from pathlib import Path
 
 from surge_dataset.core.output_folder import folder_kind, write_marker
 
 __all__ = [
+    "CARD_EXAMPLE",
     "CARD_INPUTS",
     "evaluate_modules_cache",
     "install_metrics",
     "metric_folders",
     "metric_path",
+    "module_examples",
     "module_folders_by_metric",
     "push_metrics",
     "render_card",
@@ -83,16 +87,36 @@ def space_requirements(folder: Path, requirement: str) -> str:
 CARD_INPUTS = re.compile(r"<!-- surge:inputs -->\n.*?<!-- /surge:inputs -->\n", re.S)
 
 
+#: The span of a card that :func:`render_card` fills with the examples of the module's docstring.
+CARD_EXAMPLE = re.compile(r"<!-- surge:example -->\n.*?<!-- /surge:example -->\n", re.S)
+
+
+def module_examples(folder: Path) -> str:
+    """The doctested examples of the module in ``folder`` (its docstring from the first ``>>>`` on, dedented),
+    read without importing it. They live in the module because ``evaluate``'s module checks doctest the module;
+    the card shows the same text."""
+    path = folder / f"{folder.name}.py"
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")), clean=False) or ""
+    start = docstring.find(">>>")
+    if start < 0:
+        raise ValueError(f"{path}: the module docstring has no doctested example")
+    line_start = docstring.rfind("\n", 0, start) + 1
+    return textwrap.dedent(docstring[line_start:]).strip("\n") + "\n"
+
+
 def render_card(folder: Path) -> str:
     """The module's README as installed and published: the ``surge:inputs`` span replaced by the current
     inputs description (:func:`~surge_dataset.evaluation.compute.inputs_description`), so no card keeps a
-    copy of the settings by hand."""
+    copy of the settings by hand, and the ``surge:example`` span by the module's examples
+    (:func:`module_examples`), so the card's example is the one ``evaluate`` doctests."""
     from surge_dataset.evaluation.compute import inputs_description
 
     text = (folder / "README.md").read_text(encoding="utf-8")
-    if not CARD_INPUTS.search(text):
-        raise ValueError(f"{folder / 'README.md'}: no <!-- surge:inputs --> span for the inputs description")
-    return CARD_INPUTS.sub(lambda _: f"```{inputs_description()}```\n", text, count=1)
+    for span, what in ((CARD_INPUTS, "inputs"), (CARD_EXAMPLE, "example")):
+        if not span.search(text):
+            raise ValueError(f"{folder / 'README.md'}: no <!-- surge:{what} --> span")
+    text = CARD_INPUTS.sub(lambda _: f"```{inputs_description()}```\n", text, count=1)
+    return CARD_EXAMPLE.sub(lambda _: f"```python\n{module_examples(folder)}```\n", text, count=1)
 
 
 def space_app(folder: Path, repo_id: str) -> str:

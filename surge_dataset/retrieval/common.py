@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -141,6 +141,26 @@ class Hit:
 
     doc_id: int
     score: float
+
+
+#: The one order of a ranking, everywhere (``retrieve``, the TREC writer, ``retrieval-eval``): trec_eval's and
+#: pytrec_eval's, which ignore a run's rank column and sort by score, descending, then by doc id as a string,
+#: descending. Any other rule moves a relevant paper across a cutoff whenever it shares a score with others.
+TIE_RULE = "score descending, then doc id (as a string) descending: trec_eval's and pytrec_eval's order"
+
+
+def ranked(scores: Mapping[str, float]) -> list[tuple[str, float]]:
+    """``(doc_id, score)`` pairs of one query in :data:`TIE_RULE`'s order (ids as strings)."""
+    return sorted(((str(doc), float(score)) for doc, score in scores.items()), key=_order, reverse=True)
+
+
+def ranked_hits(hits: Sequence[Hit]) -> list[Hit]:
+    """Hits in :data:`TIE_RULE`'s order."""
+    return sorted(hits, key=lambda h: (h.score, str(h.doc_id)), reverse=True)
+
+
+def _order(pair: tuple[str, float]) -> tuple[float, str]:
+    return pair[1], pair[0]
 
 
 class Searcher(Protocol):

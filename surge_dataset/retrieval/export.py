@@ -11,9 +11,13 @@ Both toolkits speak the same three tables, so the benchmark runs inside them unc
   the layout of MTEB's retrieval datasets on the Hub (``load_dataset(folder, "corpus")`` etc.); push it
   and point a ``AbsTaskRetrieval`` task's ``dataset.path`` at it.
 
-The whole corpus is exported (retrieval is over all 1.09M papers), streamed batch by batch; ids are
-strings (``doc_id``, and ``survey_id``/``query_id`` as in ``surge retrieve``). Paper text = the abstract,
-title separately (both toolkits join them).
+The whole corpus is exported (retrieval is over all 1.09M papers), streamed batch by batch. Ids are strings
+with a prefix: ``d<doc_id>`` for papers, ``q<survey_id>`` / ``q<query_id>`` for queries. Both are numbered from 0,
+and BEIR treats a paper whose id equals its query's as the query itself (its exact search drops it, its evaluator
+ignores the pair by default), which silently removed relevant papers and overstated a run's scores. Runs and qrels
+that ``surge retrieval-eval`` reads lose the prefixes again (``runs.plain_id``), so a run made inside BEIR or MTEB
+evaluates against the dataset's qrels, and the export's own ``qrels/<split>.tsv`` is accepted as ``--qrels``.
+Paper text = the abstract, title separately (both toolkits join them).
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import yaml
 
 from surge_dataset.core.output_folder import replacing_output_folder
 from surge_dataset.core.vocabulary import check_choice
+from surge_dataset.data.card import LICENCE_FIELDS, size_category, write_licence
 from surge_dataset.retrieval.common import iter_corpus, require_config
-from surge_dataset.retrieval.runs import load_qrels, load_queries
+from surge_dataset.retrieval.runs import DOC_PREFIX, QUERY_PREFIX, load_qrels, load_queries
 
 FORMATS = ("beir", "mteb")
 _CORPUS_SCHEMA = pa.schema([("_id", pa.string()), ("title", pa.string()), ("text", pa.string())])
@@ -40,7 +46,7 @@ def _corpus_tables(data: Any) -> Any:
     for batch in iter_corpus(data, ["doc_id", "title", "abstract"]):
         yield pa.table(
             {
-                "_id": pa.array([str(d) for d in batch.column("doc_id").to_pylist()], pa.string()),
+                "_id": pa.array([f"{DOC_PREFIX}{d}" for d in batch.column("doc_id").to_pylist()], pa.string()),
                 "title": pa.array([t or "" for t in batch.column("title").to_pylist()], pa.string()),
                 "text": pa.array([a or "" for a in batch.column("abstract").to_pylist()], pa.string()),
             },
@@ -49,8 +55,21 @@ def _corpus_tables(data: Any) -> Any:
 
 
 def _mteb_card(split: str, query_type: str, counts: dict[str, int]) -> str:
+    """The export's dataset card: the metadata the Hub's template asks for (licence named and linked, language,
+    size, task), then the three configs MTEB loads."""
+    front = yaml.safe_dump({
+        **LICENCE_FIELDS,
+        "language": ["en"],
+        "pretty_name": f"SurGE retrieval ({split} split, {query_type} as queries)",
+        "multilinguality": ["monolingual"],
+        "size_categories": [size_category(counts["corpus"])],
+        "source_datasets": ["original"],
+        "task_categories": ["text-retrieval"],
+        "task_ids": ["document-retrieval"],
+        "tags": ["mteb", "beir", "survey-generation", "scientific-documents", "arxiv"],
+    }, sort_keys=False, allow_unicode=True, width=120)
     return f"""---
-configs:
+{front}configs:
 - config_name: corpus
   data_files:
   - split: corpus
@@ -63,15 +82,15 @@ configs:
   data_files:
   - split: {split}
     path: qrels/{split}-*.parquet
-task_categories:
-- text-retrieval
 ---
 
 # SurGE retrieval ({split} split, {query_type} as queries)
 
 Exported by `surge data export-retrieval --format mteb`: {counts['corpus']:,} papers,
 {counts['queries']:,} queries, {counts['qrels']:,} relevance judgements (a query's relevant papers are
-the papers its survey{' section' if query_type == 'questions' else ''} cites).
+the papers its survey{' section' if query_type == 'questions' else ''} cites). Ids: `q<id>` for queries, `d<doc_id>` for
+papers (distinct, as BEIR needs); `surge retrieval-eval` reads runs with these ids back as the dataset's.
+Licence: [{LICENCE_FIELDS['license_link']}]({LICENCE_FIELDS['license_link']}).
 """
 
 
@@ -91,7 +110,8 @@ def export_retrieval(
     qrels = load_qrels(data, split, query_type)
     queries = [q for q in queries if q.qid in qrels]  # both toolkits drop queries without judgements
     counts = {"corpus": 0, "queries": len(queries), "qrels": sum(len(d) for d in qrels.values())}
-    qrel_rows = [(qid, doc, rel) for qid, docs in qrels.items() for doc, rel in docs.items()]
+    qrel_rows = [(f"{QUERY_PREFIX}{qid}", f"{DOC_PREFIX}{doc}", rel) for qid, docs in qrels.items()
+                 for doc, rel in docs.items()]
     with replacing_output_folder(out, "retrieval-export", "surge data export-retrieval",
                                  inputs=[("--data", getattr(data, "path", None))], overwrite=overwrite) as tmp:
         if fmt == "beir":
@@ -102,7 +122,8 @@ def export_retrieval(
                     counts["corpus"] += table.num_rows
             with open(tmp / "queries.jsonl", "w", encoding="utf-8") as handle:
                 for q in queries:
-                    handle.write(json.dumps({"_id": q.qid, "text": q.text}, ensure_ascii=False) + "\n")
+                    handle.write(json.dumps({"_id": f"{QUERY_PREFIX}{q.qid}", "text": q.text}, ensure_ascii=False)
+                                 + "\n")
             (tmp / "qrels").mkdir()
             with open(tmp / "qrels" / f"{split}.tsv", "w", encoding="utf-8") as handle:
                 handle.write("query-id\tcorpus-id\tscore\n")
@@ -116,7 +137,8 @@ def export_retrieval(
                     writer.write_table(table)
                     counts["corpus"] += table.num_rows
             pq.write_table(
-                pa.table({"_id": [q.qid for q in queries], "text": [q.text for q in queries]}, schema=_QUERY_SCHEMA),
+                pa.table({"_id": [f"{QUERY_PREFIX}{q.qid}" for q in queries], "text": [q.text for q in queries]},
+                         schema=_QUERY_SCHEMA),
                 tmp / "queries" / "queries-00000-of-00001.parquet",
             )
             pq.write_table(
@@ -131,4 +153,5 @@ def export_retrieval(
                 tmp / "qrels" / f"{split}-00000-of-00001.parquet",
             )
             (tmp / "README.md").write_text(_mteb_card(split, query_type, counts), encoding="utf-8")
+            write_licence(tmp)
     return counts

@@ -28,7 +28,17 @@ from surge_dataset.core.errors import SurgeError
 from surge_dataset.core.io import atomic_write_json, atomic_write_text
 from surge_dataset.core.vocabulary import UnknownNameError, check_choice
 from surge_dataset.data.filters import SurveyFilter, kept_query_ids
-from surge_dataset.retrieval.common import Hit, Searcher, day_to_iso, read_manifest, require_config, to_day
+from surge_dataset.retrieval.common import (
+    TIE_RULE,
+    Hit,
+    Searcher,
+    day_to_iso,
+    ranked,
+    ranked_hits,
+    read_manifest,
+    require_config,
+    to_day,
+)
 from surge_dataset.retrieval.registry import open_index
 
 QUERY_TYPES = ("titles", "questions")
@@ -116,41 +126,63 @@ def write_trec_run(
     tag: str = "surge",
     metadata: Mapping[str, Any] | None = None,
 ) -> Path:
-    """Write a TREC run atomically (ranked by score, ties by doc id); ``metadata`` goes to the sidecar."""
+    """Write a TREC run atomically, ranked by :data:`~surge_dataset.retrieval.common.TIE_RULE`, each score at full
+    precision (the shortest text that reads back as the same float: rounding made ties the ranking did not have);
+    ``metadata`` goes to the sidecar."""
     path = Path(path)
     lines = []
     for qid, hits in results.items():
-        pairs = list(hits.items()) if isinstance(hits, Mapping) else [(str(h.doc_id), h.score) for h in hits]
-        pairs.sort(key=lambda p: (-p[1], p[0]))
+        pairs = ranked(hits if isinstance(hits, Mapping) else {str(h.doc_id): h.score for h in hits})
         for rank, (doc, score) in enumerate(pairs, start=1):
-            lines.append(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}\n")
+            lines.append(f"{qid} Q0 {doc} {rank} {score!r} {tag}\n")
     atomic_write_text(path, "".join(lines))
     if metadata is not None:
         atomic_write_json(metadata_path(path), dict(metadata))
     return path
 
 
-def _read_trec(path: str | Path, columns: int, value_at: int, what: str, value: type) -> dict[str, dict[str, Any]]:
-    """``{qid: {doc_id: value(column value_at)}}``; a missing file is a :class:`RunNotFoundError`, a line with
-    the wrong column count or a value that is not a number a :class:`RunFormatError` naming file:line."""
+#: The id prefixes of the BEIR and MTEB exports: BEIR drops a document whose id equals its query's (its exact
+#: search skips it, its evaluator ignores the pair by default), so queries and papers, both numbered from 0, must
+#: not share ids there. Runs and qrels read back from files lose them again (:func:`plain_id`).
+QUERY_PREFIX = "q"
+DOC_PREFIX = "d"
+#: The header line of a BEIR qrels file (``qrels/<split>.tsv``: query id, doc id, relevance, tab-separated).
+BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
+
+
+def plain_id(value: str, prefix: str) -> str:
+    """``q12`` -> ``12`` (``prefix`` ``q``), ``d345`` -> ``345``: an exported id read back as the dataset's; any
+    other id unchanged."""
+    rest = value[len(prefix):]
+    return rest if value.startswith(prefix) and rest.isdigit() else value
+
+
+def _read_trec(path: str | Path, columns: int, value_at: int, what: str, value: type,
+               doc_at: int = 2) -> dict[str, dict[str, Any]]:
+    """``{qid: {doc_id: value(column value_at)}}`` (exported ids read back plain, :func:`plain_id`); a missing file
+    is a :class:`RunNotFoundError`, a line with the wrong column count or a value that is not a number a
+    :class:`RunFormatError` naming file:line. With ``columns`` 3 the file is BEIR's qrels: a header line, then
+    ``query-id corpus-id score``."""
     if not Path(path).is_file():
         raise RunNotFoundError(f"{path}: no such TREC {what} file")
     table: dict[str, dict[str, Any]] = {}
+    kind = "BEIR" if columns == 3 else "TREC"
     try:
         with open(path, encoding="utf-8") as handle:
             for number, line in enumerate(handle, start=1):
                 parts = line.split()
-                if not parts:
+                if not parts or (columns == 3 and number == 1 and tuple(parts) == BEIR_QRELS_HEADER):
                     continue
                 if len(parts) != columns:
                     raise RunFormatError(
-                        f"{path}:{number}: a TREC {what} line has {columns} columns, found {len(parts)}")
+                        f"{path}:{number}: a {kind} {what} line has {columns} columns, found {len(parts)}")
                 try:
-                    table.setdefault(parts[0], {})[parts[2]] = value(parts[value_at])
+                    qid, doc = plain_id(parts[0], QUERY_PREFIX), plain_id(parts[doc_at], DOC_PREFIX)
+                    table.setdefault(qid, {})[doc] = value(parts[value_at])
                 except ValueError:
                     column = "score" if what == "run" else "relevance"
                     raise RunFormatError(
-                        f"{path}:{number}: the {column} {parts[value_at]!r} of a TREC {what} line is not a number"
+                        f"{path}:{number}: the {column} {parts[value_at]!r} of a {kind} {what} line is not a number"
                     ) from None
     except UnicodeDecodeError:
         raise RunFormatError(f"{path}: not UTF-8 text, so not a TREC {what} file") from None
@@ -170,8 +202,20 @@ def write_trec_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -
 
 
 def read_trec_qrels(path: str | Path) -> dict[str, dict[str, int]]:
-    """``{qid: {doc_id: relevance}}`` from a TREC qrels file (``qid 0 docid rel``)."""
+    """``{qid: {doc_id: relevance}}`` from a TREC qrels file (``qid 0 docid rel``) or a BEIR one (``qrels/<split>.tsv``
+    of an export: the header ``query-id corpus-id score``, then three columns), told apart by that header."""
+    if _first_line(path) == BEIR_QRELS_HEADER:
+        return _read_trec(path, 3, 2, "qrels", int, doc_at=1)
     return _read_trec(path, 4, 3, "qrels", int)
+
+
+def _first_line(path: str | Path) -> tuple[str, ...]:
+    """The first line's columns (empty when the file is missing or unreadable: the reader reports it)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return tuple(handle.readline().split())
+    except (OSError, UnicodeDecodeError):
+        return ()
 
 
 def metadata_path(run_path: str | Path) -> Path:
@@ -207,15 +251,45 @@ def retrieve(
     date_cutoff: bool = False,
     batch_size: int = 256,
 ) -> dict[str, list[Hit]]:
-    """Top-``k`` papers per query; with ``date_cutoff`` only papers not dated after the query's survey."""
+    """Top-``k`` papers per query in :data:`~surge_dataset.retrieval.common.TIE_RULE`'s order; with ``date_cutoff``
+    only papers not dated after the query's survey.
+
+    Which of the papers tied at the k-th score make the top ``k`` follows the same rule: the searcher is asked for
+    more than ``k`` and, while the last paper it returned still shares the k-th score (the tied group may go on
+    beyond it), asked again for twice as many, up to the whole index. Without this the searcher's internal order
+    chose among tied papers, differently for different ``k`` (one index, two nDCG@10 values).
+    """
+    limit = len(searcher.doc_ids) if getattr(searcher, "doc_ids", None) is not None else None
     results: dict[str, list[Hit]] = {}
     for start in range(0, len(queries), batch_size):
         chunk = list(queries[start : start + batch_size])
         days = [to_day(q.date) for q in chunk] if date_cutoff else None
-        hits = searcher.search([q.text for q in chunk], k, days)
-        for query, found in zip(chunk, hits, strict=True):
-            results[query.qid] = found
+        texts = [q.text for q in chunk]
+        asked = 2 * k if limit is None else min(2 * k, limit)
+        found = searcher.search(texts, asked, days)
+        open_ties = [i for i, hits in enumerate(found) if not _tie_group_complete(hits, k, asked, limit)]
+        while open_ties:
+            asked = 2 * asked if limit is None else min(2 * asked, limit)
+            more = searcher.search([texts[i] for i in open_ties], asked,
+                                   None if days is None else [days[i] for i in open_ties])
+            for i, hits in zip(open_ties, more, strict=True):
+                found[i] = hits
+            open_ties = [i for i in open_ties if not _tie_group_complete(found[i], k, asked, limit)]
+        for query, hits in zip(chunk, found, strict=True):
+            results[query.qid] = ranked_hits(hits)[:k]
     return results
+
+
+def _tie_group_complete(hits: Sequence[Hit], k: int, asked: int, limit: int | None) -> bool:
+    """Whether ``hits`` (a searcher's top ``asked``) hold every paper that could be in the top ``k`` under the tie
+    rule: the whole index was asked for, or the searcher ran out (fewer hits than asked, no index size known), or
+    the lowest score returned is below the k-th (every paper left out scores lower still)."""
+    if k <= 0 or (limit is not None and asked >= limit) or (limit is None and len(hits) < asked):
+        return True
+    if len(hits) < k:  # masked papers took places (a date cutoff): allowed ones may follow
+        return False
+    scores = sorted((h.score for h in hits), reverse=True)
+    return scores[-1] < scores[k - 1]
 
 
 def run_retrieval(
@@ -253,6 +327,7 @@ def run_retrieval(
             if date_cutoff else None
         ),
         "filters": survey_filter.as_dict(),  # --min-cites / --exclude-empty (surge_dataset/data/filters.py)
+        "ties": TIE_RULE,
         "seconds": round(time.perf_counter() - start, 3),
     }
     if date_cutoff:
