@@ -138,6 +138,8 @@ def run_from_elsewhere(sample_dataset, tmp_path, monkeypatch) -> tuple[Path, lis
     monkeypatch.chdir(tmp_path)
     for name in ("a", "b"):
         render_surveys(data.surveys("test"), data.corpus, project / "outputs" / name)
+    for survey in (project / "outputs" / "b").glob("*/survey.md"):  # two systems: other survey files
+        survey.write_text(survey.read_text(encoding="utf-8") + "\nSystem b's last line.\n", encoding="utf-8")
     monkeypatch.chdir(project)
     paths = []
     for name in ("a", "b"):
