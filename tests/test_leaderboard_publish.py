@@ -232,6 +232,7 @@ def test_model_folders_given_to_verify_and_home_paths_are_never_published(honest
     results = _edited(honest.results, tmp_path / "in" / "local.json", local)
     summary = build_space([results], tmp_path / "space", passages_root=honest.passages.parent,
                           data=honest.data.path, resamples=RESAMPLES, verify=True)
+    assert (tmp_path / "space" / "verifications").is_dir()  # the store is published with the Space: scanned too
     record = summary.verification["local"]
     assert record["models"]["embedding_model"]["name"] == "sentence-transformers/all-MiniLM-L6-v2"
     for place in (str(minilm_path), "/home/alice", str(tmp_path), str(Path.home()) + "/"):

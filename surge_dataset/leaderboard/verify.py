@@ -402,9 +402,10 @@ def _rescored(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any
         out.unverified.update(dict.fromkeys(chosen, f"re-scoring failed: {why}"))
         return None
     assert redone is not None
-    rescored = {"surveys": redone["surveys"], "details": details,
-                "failures": [{"survey_id": f.get("survey_id"), "error": strip_local_paths(str(f.get("error")))}
-                             for f in redone["failures"]]}
+    # kept in the Space folder, which is published: every text with local paths cut, as the Space's other files
+    rescored = _stripped({"surveys": redone["surveys"], "details": details,
+                          "failures": [{"survey_id": f.get("survey_id"), "error": str(f.get("error"))}
+                                       for f in redone["failures"]]}, strip_local_paths)
     if store is not None and key is not None and covers is not None:
         store.put(key, covers, rescored)
     return rescored
