@@ -105,7 +105,7 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         stats["numbers_without_entry"].update(missing)
         return numbering.marks(keys)
 
-    def linked(match: re.Match[str], context: re.Match[str]) -> str:
+    def linked(match: re.Match[str]) -> str:
         numbers, url = links.found[int(match.group(1))]
         keys: list[str] = []
         for n in numbers:  # the list's entry when it has one, else the link itself is the source
@@ -117,23 +117,23 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         stats["citations"] += len(keys)
         return numbering.marks(keys)
 
-    def superscript(match: re.Match[str], context: re.Match[str]) -> str:
+    def superscript(match: re.Match[str]) -> str:
         numbers = sup_numbers(match.group(1))
-        return context.group(0) if numbers is None else cite_numbers(numbers)
+        return match.group(0) if numbers is None else cite_numbers(numbers)
 
-    def unicode_sup(match: re.Match[str], context: re.Match[str]) -> str:
-        numbers = unicode_numbers(context.string, context)
+    def unicode_sup(match: re.Match[str]) -> str:
+        numbers = unicode_numbers(match.string, match)
         if not numbers or not all(str(n) in doc.references for n in numbers):
-            return context.group(0)
+            return match.group(0)
         return cite_numbers(numbers)
 
-    def flattened(match: re.Match[str], context: re.Match[str]) -> str:
-        numbers = flat_numbers(context.string, context, listed[-1] if listed else 0)
+    def flattened(match: re.Match[str]) -> str:
+        numbers = flat_numbers(match.string, match, listed[-1] if listed else 0)
         if not numbers or not all(str(n) in doc.references for n in numbers):
-            return context.group(0)
-        before = context.string[max(0, context.start() - 40):context.start()].split("\n")[-1]
+            return match.group(0)
+        before = match.string[max(0, match.start() - 40):match.start()].split("\n")[-1]
         read_as = "".join(f"[{n}]" for n in numbers)
-        stats["guesses"].append(f"...{before}{context.group(0)} -> {read_as}")
+        stats["guesses"].append(f"...{before}{match.group(0)} -> {read_as}")
         return cite_numbers(numbers)
 
     def numeric(match: re.Match[str]) -> str:
@@ -234,7 +234,7 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         i = next(i for i in range(len(handlers)) if match.group(f"c{i}") is not None)
         pattern, handler = handlers[i]
         if handler in in_context:  # these read the text around the mark (a lookbehind, the word before)
-            return handler(pattern.match(match.string, match.start()), match)
+            return handler(pattern.match(match.string, match.start()))
         return handler(pattern.fullmatch(match.group(0)))
 
     # math, code, link targets, the texts of links that cite nothing and heading lines are left as they are

@@ -55,7 +55,7 @@ def entry_ids(entry: RefEntry) -> tuple[str | None, str | None]:
 def is_address(title: str) -> bool:
     """Whether a title is no title but an address: empty, a URL, a DOI or an arXiv id alone."""
     text = _LINK_RE.sub(lambda m: m.group(1), title).strip().strip("<>")
-    rest = _URL_RE.sub("", DOI_RE.sub("", ARXIV_ID_RE.sub("", text)))
+    rest = ARXIV_ID_RE.sub("", DOI_RE.sub("", _URL_RE.sub("", text)))
     return not re.search(r"[^\W\d_]{2,}", rest)
 
 

@@ -35,7 +35,7 @@ _LINK_TEXT_RE = re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\](?=\()")
 #: The placeholder a linked citation becomes until the citation pass reads it (private characters no text holds).
 LINK_MARK_RE = re.compile("\x02(\\d+)\x03")
 
-SUP_RE = re.compile(r"<sup>\s*\[?\s*(\d{1,4}(?:\s*[-\u2013,;]\s*\d{1,4})*)\s*\]?\s*</sup>", re.I)
+SUP_RE = re.compile(r"<(?i:sup)>\s*\[?\s*(\d{1,4}(?:\s*[-\u2013,;]\s*\d{1,4})*)\s*\]?\s*</(?i:sup)>")
 _SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
 _SUP_DIGIT = f"[{_SUPERSCRIPTS}]"
 UNICODE_RE = re.compile(rf"(?<=[^\s{_SUPERSCRIPTS}])({_SUP_DIGIT}+(?:[,\u02d2]{_SUP_DIGIT}+)*)")
