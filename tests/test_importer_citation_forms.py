@@ -11,6 +11,8 @@ The report excerpts below are minimal reconstructions of the shapes quoted in th
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,10 +20,11 @@ import pytest
 from surge_dataset import SurgeData
 from surge_dataset.fresh.arxiv_ids import find_arxiv_id
 from surge_dataset.fresh.bibliography import parse_bbl
-from surge_dataset.importers import import_outputs
+from surge_dataset.importers import import_outputs, read_documents
 from surge_dataset.importers.keys import key_citation
 from surge_dataset.importers.links import LinkOptions
 from tests.support.replay import ReplayServer
+from tests.test_importer_real_outputs import GENERATED, RUNS
 
 SURVEY0 = "Graph Neural Networks: A Survey of Architectures, Expressive Power and Applications"
 WL = "Weisfeiler-Lehman Meets Graph Neural Networks: Higher-Order Expressivity"
@@ -233,3 +236,49 @@ def test_natbib_dates_and_apalike_date_blocks_are_never_titles():
     assert parsed.ids == {"mikolov": "1301.3781"}
     assert find_arxiv_id(r"\emph{\bibinfo{journal}{{arXiv}}} \textbf{\bibinfo{volume}{1301.3781}}") == "1301.3781"
     assert find_arxiv_id(r"\textbf{\bibinfo{volume}{1301.3781}}") is None  # no "arXiv": a number, not an id
+
+
+# ------------------------------------------------------------------------------------------ nothing else rewritten
+
+#: What the test takes for a citation mark, independently of the importer's rules: a bracketed group of numbers or of
+#: key-shaped words (``[3]``, ``[1, 2]``, ``[^4]``, ``[gao2023x]``, ``[@a; @b]``), and a linked number
+#: (``[[3]](url)``, ``[\[3\]](url)``).
+_MARK_RE = re.compile(r"\[\s*(?:\\?\[\s*\d+\s*\\?\]\s*)+\]\([^()\s]*\)|\[\^?@?[\w:.#&+/\-]+(?:\s*[,;]\s*@?[\w:.#&+/\-]+)*\]"
+                      r"(?!\()")
+
+
+def _outside_marks(text: str) -> str:
+    """The text with every citation mark removed, heading markers and setext underlines dropped, spaces collapsed."""
+    text = re.sub(r"(?m)^ {0,3}(?:#{1,6}[ \t]+|[=-]{3,}[ \t]*$)", "", _MARK_RE.sub("", text))
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize(("system", "folders"), [(s, d) for s, f, d in RUNS if f == "markdown"],
+                         ids=[f"{s}-{sorted(d.values())[0]}" for s, f, d in RUNS if f == "markdown"])
+def test_import_changes_nothing_but_citation_marks_and_the_reference_list(data, tmp_path, system, folders):
+    """Every real fixture: the written body equals the source's body (the reader's, without its reference list)
+    outside the citation marks."""
+    for folder, survey in folders.items():
+        shutil.copytree(GENERATED / system / survey, tmp_path / "in" / folder,
+                        ignore=(lambda _d, names: [n for n in names if Path(n).suffix in (".tex", ".bbl")]))
+    sources = {Path(item.source).parent.name: item for item in read_documents("markdown", tmp_path / "in")
+               if not isinstance(item, tuple)}
+    report = import_outputs("markdown", tmp_path / "in", data, tmp_path / "out", links=OFF)
+    assert report.surveys
+    for record in report.surveys:
+        written = Path(record["output"]).read_text(encoding="utf-8").split("\n# References\n")[0]
+        source = sources[Path(record["source"]).parent.name].body
+        assert _outside_marks(written) == _outside_marks(source), record["source"]
+
+
+def test_a_linked_report_changes_nothing_but_its_citation_marks(data, tmp_path):
+    body = f"""# {SURVEY0}
+
+## Findings
+
+Growth [[3]](https://www.nejm.org/doi/x) and [\\[1\\]](https://pubmed.ncbi.nlm.nih.gov/15620689/#:~:text=); see
+[https://pubmed.ncbi.nlm.nih.gov/15620689/](https://pubmed.ncbi.nlm.nih.gov/15620689/) and `code [2]` and $[0, 1]$.
+"""
+    _, text = _import(data, tmp_path, body)
+    assert "[https://pubmed.ncbi.nlm.nih.gov/15620689/](https://pubmed.ncbi.nlm.nih.gov/15620689/)" in text
+    assert _outside_marks(text.split("\n# References\n")[0]) == _outside_marks(body)
