@@ -282,3 +282,33 @@ Growth [[3]](https://www.nejm.org/doi/x) and [\\[1\\]](https://pubmed.ncbi.nlm.n
     _, text = _import(data, tmp_path, body)
     assert "[https://pubmed.ncbi.nlm.nih.gov/15620689/](https://pubmed.ncbi.nlm.nih.gov/15620689/)" in text
     assert _outside_marks(text.split("\n# References\n")[0]) == _outside_marks(body)
+
+
+# ------------------------------------------------------------------------------------------ STORM and Co-STORM
+
+
+def test_storm_without_url_to_info_reads_the_articles_own_source_lines(data, tmp_path):
+    """A minimal reconstruction of a STORM article whose url_to_info.json is absent: its trailing ``[n] ... Retrieved
+    from`` lines are its sources, not a citation."""
+    run = tmp_path / "in" / "0"
+    run.mkdir(parents=True)
+    (run / "storm_gen_article_polished.txt").write_text(
+        f"# Summary\n\nMessage passing [1] and batching [2].\n\n[1] {WL}. Retrieved from https://arxiv.org/abs/1\n"
+        f"[2] {CLUSTER}. Retrieved from https://arxiv.org/abs/2\n", encoding="utf-8")
+    record = import_outputs("storm", tmp_path / "in", data, tmp_path / "out", links=OFF).surveys[0]
+    assert (record["citations"], record["references"], record["citations_without_entry"]) == (2, 2, 0)
+    assert record["resolved_exact"] == 2
+
+
+def test_costorm_sources_come_from_the_instance_dump(data, tmp_path):
+    """A minimal reconstruction of a Co-STORM run folder (report.md and instance_dump.json's knowledge base)."""
+    run = tmp_path / "in" / "0"
+    run.mkdir(parents=True)
+    (run / "report.md").write_text(f"# {SURVEY0}\n\n## Body\n\nMessage passing [1] and batching [2][1].\n",
+                                   encoding="utf-8")
+    infos = {"1": {"url": "https://arxiv.org/abs/1", "title": WL, "snippets": []},
+             "2": {"url": "https://arxiv.org/abs/2", "title": CLUSTER, "snippets": []}}
+    (run / "instance_dump.json").write_text(json.dumps({"knowledge_base": {"info_uuid_to_info_dict": infos}}),
+                                            encoding="utf-8")
+    record = import_outputs("storm", tmp_path / "in", data, tmp_path / "out", links=OFF).surveys[0]
+    assert (record["citations"], record["references"], record["resolved_exact"]) == (3, 2, 2)

@@ -8,7 +8,9 @@ it, and ``tests/test_registries.py`` checks it names the words of :data:`~surge_
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -141,6 +143,36 @@ def _storm_references(info: Any) -> dict[str, RefEntry] | str:
     return references
 
 
+COSTORM_DUMP = "instance_dump.json"
+#: STORM's source line closes with where the page was read: ``[1] Title. Retrieved from https://...``.
+_RETRIEVED_RE = re.compile(r"[.,]?\s*Retrieved from(?:\s+\S+)?\s*$", re.I)
+
+
+def _costorm_document(folder: Path) -> Item:
+    """A Co-STORM run: ``report.md`` (else the one Markdown file) cites ``[n]``, and ``instance_dump.json`` holds the
+    sources under ``knowledge_base.info_uuid_to_info_dict`` (``n`` -> ``{"url", "title", ...}``)."""
+    dump = folder / COSTORM_DUMP
+    markdown = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".md")
+    article = folder / "report.md" if (folder / "report.md").is_file() else (markdown[0] if len(markdown) == 1 else None)
+    if article is None:
+        return str(folder), f"a Co-STORM {COSTORM_DUMP} without report.md (or one Markdown file) beside it"
+    text = _read_text(article)
+    if (problem := _empty(article, text)) is not None:
+        return str(article), problem
+    try:
+        infos = json.loads(_read_text(dump)).get("knowledge_base", {}).get("info_uuid_to_info_dict")
+    except (json.JSONDecodeError, AttributeError) as exc:
+        return str(dump), f"{COSTORM_DUMP} is no Co-STORM dump ({exc})"
+    if not isinstance(infos, dict):
+        return str(dump), f"{COSTORM_DUMP} holds no knowledge_base.info_uuid_to_info_dict object"
+    doc = read_markdown(text, folder.name, str(article), find_references=False)
+    doc.title = doc.title or folder.name.replace("_", " ")
+    doc.references = {str(int(n)): RefEntry(str(info.get("title") or info.get("url") or ""), str(info.get("url") or ""))
+                      for n, info in infos.items() if str(n).strip().isdigit() and isinstance(info, dict)}
+    doc.reference_list = True
+    return doc
+
+
 def _storm_documents(root: Path) -> Iterator[Item]:
     if root.is_file():  # the article itself: its folder is the run
         if root.name not in STORM_ARTICLES:
@@ -150,19 +182,27 @@ def _storm_documents(root: Path) -> Iterator[Item]:
     folders = [root] if any((root / name).is_file() for name in STORM_ARTICLES) else sorted(
         p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     for folder in folders:
+        if (folder / COSTORM_DUMP).is_file() and not any((folder / name).is_file() for name in STORM_ARTICLES):
+            yield _costorm_document(folder)
+            continue
         article = next((folder / name for name in STORM_ARTICLES if (folder / name).is_file()), None)
         if article is None:
-            yield str(folder), f"no {' or '.join(STORM_ARTICLES)}"
+            yield str(folder), f"no {' or '.join(STORM_ARTICLES)} (nor a Co-STORM {COSTORM_DUMP} with its report.md)"
             continue
         text = _read_text(article)
         if (problem := _empty(article, text)) is not None:
             yield str(article), problem
             continue
-        doc = read_markdown(text, folder.name, str(article), find_references=False)
-        doc.title = folder.name.replace("_", " ")
         info_path = folder / "url_to_info.json"
+        # without url_to_info.json the article's own trailing "[1] ... Retrieved from URL" lines are its sources
+        doc = read_markdown(text, folder.name, str(article), find_references=not info_path.is_file())
+        doc.title = folder.name.replace("_", " ")
         if not info_path.is_file():
-            doc.lost.append("url_to_info.json is absent: citations have no titles, so no reference is written")
+            doc.references = {n: replace(e, title=_RETRIEVED_RE.sub("", e.title).rstrip(". ") or e.title)
+                              for n, e in doc.references.items()}
+            doc.lost.append("url_to_info.json is absent: the sources are the article's own [n] lines "
+                            f"({len(doc.references)} read)" if doc.references else
+                            "url_to_info.json is absent: citations have no titles, so no reference is written")
             yield doc
             continue
         try:
