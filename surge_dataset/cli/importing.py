@@ -26,6 +26,8 @@ def import_outputs_command(
         DEFAULT_THRESHOLD, "--threshold", help="Fuzzy title match: rapidfuzz fuzz.ratio (0-100) on processed titles, at least this."),
     bib: Path = typer.Option(None, "--bib", help=escape(
         "Bibliography (.bib or .bbl) for citations by key ([key], [@key], \\cite{key}), instead of the .bib/.bbl beside each survey.")),
+    json_field: str = typer.Option(None, "--field", help="llmxmr: the key of each JSON record that holds the report (default: content, article or report)."),
+    no_lookup: bool = typer.Option(False, "--no-lookup", help="Ask no service: a reference given only as a URL, DOI or arXiv id keeps its address (default: its title from arXiv / Crossref, cached)."),
     report: Path = typer.Option(None, "--report", help="Report JSON (default: <OUT>.import_report.json beside OUT)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Write into an --out folder that an earlier `surge import` wrote (never into other files)."),
 ) -> None:
@@ -39,10 +41,11 @@ def import_outputs_command(
     """
     from surge_dataset.data.dataset import SurgeData
     from surge_dataset.importers import import_outputs, report_path
+    from surge_dataset.importers.links import LinkOptions
 
     check_choice("--format", fmt, FORMATS)  # a ChoiceError: one line and exit 2 (cli.py's root)
     result = import_outputs(fmt, source, SurgeData.open(data), out, threshold=threshold, report=report,
-                            overwrite=overwrite, bib=bib)
+                            overwrite=overwrite, bib=bib, json_field=json_field, links=LinkOptions(lookup=not no_lookup))
     keys = ("headings", "references", "resolved_exact", "resolved_fuzzy", "unresolved", "citations",
             "citations_without_entry")
     table = Table(title=escape(f"{source} ({fmt}) -> {out}"))

@@ -10,6 +10,8 @@ a year, another publisher's DOI ``10.1145/3292500.3330701`` all look like number
 * DBLP's ``CoRR`` volumes ``abs/1706.03762`` (only in an entry that names CoRR);
 * BibTeX ``eprint = {<id>}`` when ``archivePrefix``/``eprinttype`` is arXiv or absent (another archive's
   eprint, e.g. PubMed, is not read), biblatex's ``\\field{eprinttype}{arxiv}`` + ``eprint``, ``\\eprint{<id>}``;
+* the same through ``.bbl`` formatting (``\\emph{\\bibinfo{journal}{{arXiv}}} \\textbf{\\bibinfo{volume}{1301.3781}}``,
+  ``naturemag``): commands and braces are dropped when the text as written names no id;
 * old-style ids ``hep-th/9901001``, ``cs/0112017``, ``math.GT/0309136`` (archive from :data:`OLD_ARCHIVES`), also
   without the ``arXiv:`` prefix: an archive name, a slash and seven digits is specific enough.
 
@@ -72,8 +74,21 @@ def normalise_arxiv_id(text: str, *, today: date | None = None) -> str | None:
     return value
 
 
+#: Markup between "arXiv" and its id in some styles' ``.bbl`` (``naturemag``: ``\emph{\bibinfo{journal}{{arXiv}}}
+#: \textbf{\bibinfo{volume}{1301.3781}}``): the commands and braces are dropped before a second look.
+_WRAPPERS = re.compile(r"\\bibinfo\s*\{[^{}]*\}|\\(?:emph|textbf|textit|textrm|textsf|texttt|bf|it|em)(?![A-Za-z@])|[{}]")
+
+
 def find_arxiv_id(text: str) -> str | None:
-    """The first arXiv id ``text`` (one entry's LaTeX or BibTeX text) writes in a context of the module docstring."""
+    """The first arXiv id ``text`` (one entry's LaTeX or BibTeX text) writes in a context of the module docstring,
+    else the first it writes once the formatting commands around its parts are dropped."""
+    found = _find_arxiv_id(text)
+    if found is None and "\\" in text:
+        found = _find_arxiv_id(_WRAPPERS.sub(" ", text))
+    return found
+
+
+def _find_arxiv_id(text: str) -> str | None:
     candidates: list[tuple[int, str]] = []
     for pattern in (_IN_TEXT, _EPRINT_COMMAND, _OLD_BARE):
         candidates += [(m.start(), m.group(1)) for m in pattern.finditer(text)]

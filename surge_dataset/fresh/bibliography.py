@@ -20,7 +20,8 @@ else ACM's ``\\bibinfo{booktitle}{..}`` (how ``ACM-Reference-Format`` writes a b
 print a ``note`` as a trailing ``\\newblock``, which must not become the title), or, in a first block followed by
 another, its first emphasised group that is not "et al." (``ieeetr``'s books: ``Authors, {\\it Title}.`` then the
 publisher); else the second ``\\newblock`` block (BibTeX's
-plain and natbib styles put the authors first and the title second); else a quoted title anywhere; else the entry
+plain and natbib styles put the authors first and the title second; a block that is only a date, apalike's
+``(2020a).``, is skipped, and a date closing the block, natbib's ``Title, May 2020.``, is no part of the title); else a quoted title anywhere; else the entry
 has no title. A quoted title ends at the ````,''``/``.''`` the style closes it with, at brace depth 0, so a title
 that itself opens with a quoted name (``{``Name''}: rest``) is read whole. In ``.bib`` files the ``title`` field
 (read with ``bibtexparser``, :mod:`.bibtex`). Titles are plain text (``latex_text.latex_to_text``: ``{BERT}`` ->
@@ -186,6 +187,23 @@ def quoted_title(text: str) -> str | None:
     return text[start + 2:first_close] if first_close is not None else None
 
 
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE = rf"(?:{_MONTH}\s+)?(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?(?:19|20)\d{{2}}[a-z]?"
+#: A block that is only a date (apalike's ``\newblock (2020a).``), and a date closing a title block (natbib's
+#: author-year styles print a misc entry's month and year after its title: ``Title, May 2020.``).
+_DATE_ONLY = re.compile(rf"^\(?\s*{_DATE}\s*\)?$", re.IGNORECASE)
+_TRAILING_DATE = re.compile(rf"(?:,\s*|\s+\(\s*){_DATE}\s*\)?$", re.IGNORECASE)
+
+
+def _without_date(title: str) -> str:
+    """A title block less a date that closes it; "" for a block that is only a date."""
+    if _DATE_ONLY.match(title):
+        return ""
+    if note_like(title):  # a venue's year stays with it: the reader warns about the whole note
+        return title
+    return _TRAILING_DATE.sub("", title).strip(_TRAILING)
+
+
 def _entry_title(body: str) -> str:
     """The title of one ``\\bibitem``'s text by the rules of the module docstring ("" if unknown)."""
     for pattern in (_ACM_TITLE, _ACM_BOOKTITLE):
@@ -200,8 +218,9 @@ def _entry_title(body: str) -> str:
     emphasised = _emphasised(blocks[0]) if len(blocks) >= 2 else None
     if emphasised is not None:  # ieeetr's books: "Authors, {\it Title}." then the publisher
         return clean_title(emphasised)
-    if len(blocks) >= 2:
-        return clean_title(blocks[1])
+    if len(blocks) >= 2:  # plain / natbib / apalike: the first block that is not only a date, less its date
+        titles = [_without_date(clean_title(block)) for block in blocks[1:]]
+        return next((title for title in titles if title), "")
     quoted = quoted_title(body)
     return clean_title(quoted) if quoted is not None else ""
 

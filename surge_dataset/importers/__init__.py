@@ -26,7 +26,8 @@ with ``#`` headings, ``[n]`` citations and a reference list of ``[n] <title>`` l
 ``llmxmr``
     LLMxMapReduce-V2's output (JSON lines, one survey per line, or one JSON record / list, whatever the
     file's suffix): ``title``, ``content`` (Markdown, citations ``[1,3]``) and ``papers`` (citation n =
-    ``papers[n-1]``), else the ``ref_str`` list. A file holding one record (the authors' ``output.json``)
+    ``papers[n-1]``), else the ``ref_str`` list. The report may stand under ``article`` (DeepResearch Bench) or
+    ``report`` instead, or under the key ``--field`` names. A file holding one record (the authors' ``output.json``)
     is named by where it is, like the other formats: ``DIR/<name>/<file>.json`` or ``DIR/<name>.jsonl``.
 ``inspect``
     Logs of the Inspect task ``surge/survey`` (:mod:`surge_dataset.inspect`): a ``.eval``/``.json`` log or a
@@ -48,6 +49,10 @@ fuzzy match, every unresolved reference with its nearest corpus title, every wri
 reference pattern cannot read back (resolved or not), what was lost and why, and what ``surge evaluate``
 counts in each written file under each protocol, beside the importer's own count (the report's ``counting``
 says why they differ). No References section is written for a survey without an entry.
+
+Deep-research citation forms (linked numbers ``[[3]](url)``, ``<sup>``, Unicode and flattened superscripts) are
+read by :mod:`.marks`; an entry that is only an address gets its title by arXiv id or DOI, else its own words, else
+keeps its URL (:mod:`.links`).
 
 One module per job: :mod:`.records` (the records and formats), :mod:`.markdown` (reading a Markdown
 survey and its reference list), :mod:`.titles` (a reference entry's title), :mod:`.keys` (citations by

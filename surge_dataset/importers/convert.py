@@ -9,11 +9,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.importers.keys import KEY_GROUP_RE, cites_as_keys, key_citation
+from surge_dataset.importers.links import AS_URL, BY_ID, BY_TITLE, LinkOptions, LinkResolver
 from surge_dataset.importers.markdown import YEAR_RE, first_surname
+from surge_dataset.importers.marks import (
+    FLAT_RE,
+    LINK_MARK_RE,
+    SUP_RE,
+    UNICODE_RE,
+    LinkMarks,
+    flat_numbers,
+    has_numeric_citations,
+    sup_numbers,
+    unicode_numbers,
+)
 from surge_dataset.importers.records import PeerDocument, RefEntry
 from surge_dataset.importers.resolution import TitleMatcher
 from surge_dataset.survey.citations import CITATION_GROUP_RE, read_citation_group, split_protected
@@ -80,17 +93,54 @@ def _match_author_year(index: dict[tuple[str, str], list[int]], surname: str, ye
 def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) -> str:
     """The body with every recognised citation written as ``[n][m]`` (new numbers by first use)."""
     ay_index = _author_year_keys(doc) if doc.author_year else {}
+    listed = sorted(int(k) for k in doc.references if k.isdigit())
+    links = LinkMarks()
+    body, link_texts = links.take(doc.body)
 
-    def numeric(match: re.Match[str]) -> str:
-        read = read_citation_group(match.group(1))
-        if read is None:  # [0], [0, 1]: an interval or an index
-            return match.group(0)
-        keys = [str(n) for n in read[0]]
+    def cite_numbers(numbers: Sequence[int]) -> str:
+        keys = [str(n) for n in numbers]
         stats["citations"] += len(keys)
         missing = [k for k in keys if k not in doc.references]
         stats["citations_without_entry"] += len(missing)
         stats["numbers_without_entry"].update(missing)
         return numbering.marks(keys)
+
+    def linked(match: re.Match[str]) -> str:
+        numbers, url = links.found[int(match.group(1))]
+        keys: list[str] = []
+        for n in numbers:  # the list's entry when it has one, else the link itself is the source
+            key = str(n) if str(n) in doc.references else "url:" + url
+            if key.startswith("url:"):
+                doc.references.setdefault(key, RefEntry(url, url))
+            keys.append(key)
+        keys = list(dict.fromkeys(keys))
+        stats["citations"] += len(keys)
+        return numbering.marks(keys)
+
+    def superscript(match: re.Match[str]) -> str:
+        numbers = sup_numbers(match.group(1))
+        return match.group(0) if numbers is None else cite_numbers(numbers)
+
+    def unicode_sup(match: re.Match[str]) -> str:
+        numbers = unicode_numbers(match.string, match)
+        if not numbers or not all(str(n) in doc.references for n in numbers):
+            return match.group(0)
+        return cite_numbers(numbers)
+
+    def flattened(match: re.Match[str]) -> str:
+        numbers = flat_numbers(match.string, match, listed[-1] if listed else 0)
+        if not numbers or not all(str(n) in doc.references for n in numbers):
+            return match.group(0)
+        before = match.string[max(0, match.start() - 40):match.start()].split("\n")[-1]
+        read_as = "".join(f"[{n}]" for n in numbers)
+        stats["guesses"].append(f"...{before}{match.group(0)} -> {read_as}")
+        return cite_numbers(numbers)
+
+    def numeric(match: re.Match[str]) -> str:
+        read = read_citation_group(match.group(1))
+        if read is None:  # [0], [0, 1]: an interval or an index
+            return match.group(0)
+        return cite_numbers(read[0])
 
     def keyed(match: re.Match[str]) -> str:
         keys = key_citation(match.group(1), doc.bibliography)
@@ -164,24 +214,33 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         stats["citations"] += len(keys)
         return numbering.marks(keys)
 
-    use_titles = doc.title_citations and not any(k.isdigit() for k in doc.references)
-    handlers: list[tuple[re.Pattern[str], Any]] = []
+    use_titles = doc.title_citations and not listed
+    handlers: list[tuple[re.Pattern[str], Any]] = [(LINK_MARK_RE, linked), (SUP_RE, superscript)]
     if doc.author_year:
         handlers += [(_NARRATIVE_RE, narrative), (_PAREN_RE, parenthetical)]
     handlers += [(CITATION_GROUP_RE, numeric), (KEY_GROUP_RE, keyed), (_BRACKET_AUTHOR_RE, bracketed_author)]
+    if listed:  # superscript digits are citations only against a numbered list
+        handlers.append((UNICODE_RE, unicode_sup))
+        if not has_numeric_citations(doc.body):
+            handlers.append((FLAT_RE, flattened))
     if use_titles:
         handlers.append((_TITLE_CITE_RE, titled))
     # One left-to-right pass over all citation forms, so numbers follow the order of first use.
-    combined = re.compile("|".join(f"(?P<c{i}>{pattern.pattern})" for i, (pattern, _) in enumerate(handlers)))
+    combined = re.compile("|".join(f"(?P<c{i}>{pattern.pattern})" for i, (pattern, _) in enumerate(handlers)),
+                          re.M)
+    in_context = {linked, superscript, unicode_sup, flattened}
 
     def dispatch(match: re.Match[str]) -> str:
         i = next(i for i in range(len(handlers)) if match.group(f"c{i}") is not None)
         pattern, handler = handlers[i]
+        if handler in in_context:  # these read the text around the mark (a lookbehind, the word before)
+            return handler(pattern.match(match.string, match.start()))
         return handler(pattern.fullmatch(match.group(0)))
 
-    # math, code, link targets and heading lines are left as they are
-    pieces = split_protected(doc.body, _heading_spans(doc.body))
-    return "".join(piece if protected else _PLACEHOLDER_RE.sub(r"[\1]", combined.sub(dispatch, cites_as_keys(piece)))
+    # math, code, link targets, the texts of links that cite nothing and heading lines are left as they are
+    pieces = split_protected(body, [*_heading_spans(body), *link_texts])
+    return "".join(links.restore(piece) if protected
+                   else _PLACEHOLDER_RE.sub(r"[\1]", combined.sub(dispatch, cites_as_keys(piece)))
                    for piece, protected in pieces)
 
 
@@ -246,13 +305,29 @@ def _losses(doc: PeerDocument, stats: dict[str, Any], listed: int) -> list[str]:
     return lost
 
 
-def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dict[str, Any]]:
+def _notes(stats: dict[str, Any], linked: dict[str, tuple[str, str]], links: LinkResolver | None) -> list[str]:
+    """What the reader guessed or could not ask: flattened superscripts read as citations, link entries left as URLs."""
+    notes = []
+    if stats["guesses"]:
+        notes.append(f"{len(stats['guesses'])} flattened superscript(s) read as citations (guesses, each listed in "
+                     f"guessed_citations): {_shown(stats['guesses'], 3)}")
+    as_url = sum(1 for _, how in linked.values() if how == AS_URL)
+    if as_url:
+        why = "" if links is None or links.asks else f" (nothing was looked up: {links.why_not()})"
+        notes.append(f"{as_url} reference(s) kept as their URL, no title found{why}: they resolve to no corpus paper")
+    if links is not None and links.failures:
+        notes.append(f"look-ups that failed (a rerun asks again): {_shown(links.failures, 3)}")
+    return notes
+
+
+def convert_document(doc: PeerDocument, matcher: TitleMatcher,
+                     links: LinkResolver | None = None) -> tuple[str, dict[str, Any]]:
     """(evaluator Markdown, report record) of one peer survey: citations renumbered by first use, every
     entry listed (uncited ones after the cited; of a bibliography, only the cited), resolved titles written as
     the corpus spells them (as the baselines write them), unresolved ones as the peer wrote them. No
     References section is written when there is no entry."""
     stats: dict[str, Any] = {"citations": 0, "citations_without_entry": 0, "unmatched_citations": [],
-                             "numbers_without_entry": set(), "keys_without_entry": set()}
+                             "numbers_without_entry": set(), "keys_without_entry": set(), "guesses": []}
     numbering = _Numbering()
     body = _rewrite(doc, numbering, stats)
     entries: dict[str, RefEntry] = dict(doc.references)
@@ -262,6 +337,10 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dic
     entries.update({key: doc.bibliography[key[4:]] for key in numbering.number
                     if key.startswith("key:") and doc.bibliography.get(key[4:], RefEntry("", "")).title})
     listed = sorted(((numbering.number[k], k) for k in entries), key=lambda x: x[0])
+    # an entry that is only an address (a URL, a DOI, an arXiv id) gets its title by id, else from its own words
+    linked = (links or LinkResolver(LinkOptions(lookup=False, cache_dir=False))).titles(
+        {k: entries[k] for _, k in listed})
+    entries.update({k: replace(entries[k], title=title) for k, (title, _) in linked.items()})
     resolutions = matcher.resolve([entries[k].title for _, k in listed])
     lines, fuzzy, unresolved, unreadable = [], [], [], []
     for (number, key), found in zip(listed, resolutions, strict=True):
@@ -301,6 +380,8 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher) -> tuple[str, dic
         "bibliography": {"files": list(doc.bibliography_files), "entries": len(doc.bibliography),
                          "cited": cited_keys} if doc.bibliography_files else None,
         "lost": _losses(doc, stats, len(listed)),
-        "notes": list(doc.notes),
+        "notes": list(doc.notes) + _notes(stats, linked, links),
+        "guessed_citations": stats["guesses"][:200],
+        "link_entries": {how: sum(1 for _, h in linked.values() if h == how) for how in (BY_ID, BY_TITLE, AS_URL)},
     }
     return markdown, record

@@ -8,7 +8,10 @@ it, and ``tests/test_registries.py`` checks it names the words of :data:`~surge_
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -56,14 +59,45 @@ def _pick_file(folder: Path) -> tuple[Path | None, str | None]:
         return files[0], None
     if len(markdown) == 1:
         return markdown[0], None
-    latex = sorted(p.name for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".tex")
-    if not files and latex:
-        return None, f"no Markdown or text file, but LaTeX ({', '.join(latex[:3])}): import it with --format latex"
+    others = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        for path in others:
+            if (reason := container_reason(path)) is not None:
+                return None, f"no Markdown or text file, but {reason}"
     return None, f"{len(files)} text files and {len(markdown)} Markdown files: cannot tell which is the survey"
+
+
+#: What a file that is no Markdown text is, by its suffix, and how to import it instead.
+_CONTAINERS = {
+    ".tex": "LaTeX ({name}): import it with --format latex",
+    ".pdf": "a PDF ({name}), not text: surge import reads no PDF; extract its text first (`pdftotext -layout "
+            "{name}`) and import the .txt with --format markdown",
+    ".json": "JSON ({name}): import it with --format llmxmr (the report under 'content', 'article' or 'report', "
+             "or --field KEY)",
+    ".jsonl": "JSON lines ({name}): import it with --format llmxmr (the report under 'content', 'article' or "
+              "'report', or --field KEY)",
+    ".html": "an HTML page ({name}), not Markdown: surge import reads no HTML; convert it to Markdown first "
+             "(`pandoc -t gfm {name}`)",
+}
+_CONTAINERS[".htm"] = _CONTAINERS[".html"]
+
+
+def container_reason(path: Path) -> str | None:
+    """Why ``path`` is not a Markdown or text survey, naming what it is and the way to import it; None for text."""
+    if path.name == "instance_dump.json":
+        return "a Co-STORM run (instance_dump.json): import its folder with --format storm"
+    if path.name in ("url_to_info.json", *STORM_ARTICLES):
+        return f"a STORM run ({path.name}): import its folder with --format storm"
+    what = _CONTAINERS.get(path.suffix.lower())
+    if what is None and path.read_bytes()[:5] == b"%PDF-":
+        what = _CONTAINERS[".pdf"]
+    return what.format(name=path.name) if what else None
 
 
 def _markdown_document(path: Path, key: str, title_citations: bool, own_folder: bool) -> Item:
     """One Markdown survey, with the bibliography beside it (``.bib`` / ``.bbl``) for citations by key."""
+    if path.suffix.lower() not in TEXT_SUFFIXES and (reason := container_reason(path)) is not None:
+        return str(path), reason
     text = _read_text(path)
     problem = _empty(path, text)
     if problem is not None:
@@ -89,6 +123,8 @@ def _markdown_documents(root: Path, title_citations: bool) -> Iterator[Item]:
         elif entry.suffix.lower() in TEXT_SUFFIXES:
             path, key, own_folder = entry, entry.stem, False
         else:
+            if entry.suffix.lower() not in (".bib", ".bbl") and (reason := container_reason(entry)) is not None:
+                yield str(entry), reason
             continue
         yield _markdown_document(path, key, title_citations, own_folder)
 
@@ -107,6 +143,36 @@ def _storm_references(info: Any) -> dict[str, RefEntry] | str:
     return references
 
 
+COSTORM_DUMP = "instance_dump.json"
+#: STORM's source line closes with where the page was read: ``[1] Title. Retrieved from https://...``.
+_RETRIEVED_RE = re.compile(r"[.,]?\s*Retrieved from(?:\s+\S+)?\s*$", re.I)
+
+
+def _costorm_document(folder: Path) -> Item:
+    """A Co-STORM run: ``report.md`` (else the one Markdown file) cites ``[n]``, and ``instance_dump.json`` holds the
+    sources under ``knowledge_base.info_uuid_to_info_dict`` (``n`` -> ``{"url", "title", ...}``)."""
+    dump = folder / COSTORM_DUMP
+    markdown = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".md")
+    article = folder / "report.md" if (folder / "report.md").is_file() else (markdown[0] if len(markdown) == 1 else None)
+    if article is None:
+        return str(folder), f"a Co-STORM {COSTORM_DUMP} without report.md (or one Markdown file) beside it"
+    text = _read_text(article)
+    if (problem := _empty(article, text)) is not None:
+        return str(article), problem
+    try:
+        infos = json.loads(_read_text(dump)).get("knowledge_base", {}).get("info_uuid_to_info_dict")
+    except (json.JSONDecodeError, AttributeError) as exc:
+        return str(dump), f"{COSTORM_DUMP} is no Co-STORM dump ({exc})"
+    if not isinstance(infos, dict):
+        return str(dump), f"{COSTORM_DUMP} holds no knowledge_base.info_uuid_to_info_dict object"
+    doc = read_markdown(text, folder.name, str(article), find_references=False)
+    doc.title = doc.title or folder.name.replace("_", " ")
+    doc.references = {str(int(n)): RefEntry(str(info.get("title") or info.get("url") or ""), str(info.get("url") or ""))
+                      for n, info in infos.items() if str(n).strip().isdigit() and isinstance(info, dict)}
+    doc.reference_list = True
+    return doc
+
+
 def _storm_documents(root: Path) -> Iterator[Item]:
     if root.is_file():  # the article itself: its folder is the run
         if root.name not in STORM_ARTICLES:
@@ -116,19 +182,27 @@ def _storm_documents(root: Path) -> Iterator[Item]:
     folders = [root] if any((root / name).is_file() for name in STORM_ARTICLES) else sorted(
         p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     for folder in folders:
+        if (folder / COSTORM_DUMP).is_file() and not any((folder / name).is_file() for name in STORM_ARTICLES):
+            yield _costorm_document(folder)
+            continue
         article = next((folder / name for name in STORM_ARTICLES if (folder / name).is_file()), None)
         if article is None:
-            yield str(folder), f"no {' or '.join(STORM_ARTICLES)}"
+            yield str(folder), f"no {' or '.join(STORM_ARTICLES)} (nor a Co-STORM {COSTORM_DUMP} with its report.md)"
             continue
         text = _read_text(article)
         if (problem := _empty(article, text)) is not None:
             yield str(article), problem
             continue
-        doc = read_markdown(text, folder.name, str(article), find_references=False)
-        doc.title = folder.name.replace("_", " ")
         info_path = folder / "url_to_info.json"
+        # without url_to_info.json the article's own trailing "[1] ... Retrieved from URL" lines are its sources
+        doc = read_markdown(text, folder.name, str(article), find_references=not info_path.is_file())
+        doc.title = folder.name.replace("_", " ")
         if not info_path.is_file():
-            doc.lost.append("url_to_info.json is absent: citations have no titles, so no reference is written")
+            doc.references = {n: replace(e, title=_RETRIEVED_RE.sub("", e.title).rstrip(". ") or e.title)
+                              for n, e in doc.references.items()}
+            doc.lost.append("url_to_info.json is absent: the sources are the article's own [n] lines "
+                            f"({len(doc.references)} read)" if doc.references else
+                            "url_to_info.json is absent: citations have no titles, so no reference is written")
             yield doc
             continue
         try:
@@ -152,7 +226,24 @@ def _llmxmr_records(text: str) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def _llmxmr_documents(root: Path) -> Iterator[Item]:
+#: Where JSON records hold the report: LLMxMapReduce-V2's ``content``, DeepResearch Bench's ``article``, ``report``.
+TEXT_FIELDS = ("content", "article", "report")
+
+
+def _record_text(record: Any, json_field: str | None) -> tuple[str | None, str]:
+    """(the report's Markdown, the field it came from) of a record, or (None, why not)."""
+    if not isinstance(record, dict):
+        return None, f"a record that is no JSON object but {type(record).__name__}"
+    fields = (json_field,) if json_field else TEXT_FIELDS
+    for name in fields:
+        if isinstance(record.get(name), str):
+            return record[name], name
+    keys = ", ".join(repr(k) for k in list(record)[:8])
+    wanted = " or ".join(repr(f) for f in fields)
+    return None, f"record without a {wanted} string (its keys: {keys}): name the report's key with --field KEY"
+
+
+def _llmxmr_documents(root: Path, json_field: str | None = None) -> Iterator[Item]:
     """Each record of each ``*.json`` / ``*.jsonl`` file. A file holding one record names its survey by
     where it is, as the other formats do: the folder under SOURCE that holds it (``SOURCE/<name>/output.json``),
     else its file name (``SOURCE/<name>.jsonl``; SOURCE itself: its stem, then its folder's name). Records of
@@ -175,15 +266,16 @@ def _llmxmr_documents(root: Path) -> Iterator[Item]:
         aliases = [path.resolve().parent.name] if path == root else []
         for i, record in enumerate(records):
             source = f"{path}#{i}"
-            if not isinstance(record, dict) or not isinstance(record.get("content"), str):
-                yield source, "record without a 'content' string"
+            text, name = _record_text(record, json_field)
+            if text is None:
+                yield source, name
                 continue
-            if not record["content"].strip():
-                yield source, "the record's 'content' is empty: nothing to import, not written (did the run fail?)"
+            if not text.strip():
+                yield source, f"the record's {name!r} is empty: nothing to import, not written (did the run fail?)"
                 continue
             title = str(record.get("title") or "").strip()
             key = where if len(records) == 1 else f"{path.stem}-{i}"
-            doc = read_markdown(record["content"], key, source)
+            doc = read_markdown(text, key, source)
             doc.title = title or doc.title
             doc.aliases = aliases if len(records) == 1 else []
             papers = record.get("papers")
@@ -239,7 +331,8 @@ READERS: dict[ImportFormat, Callable[[Path], Iterator[Item]]] = {
 FORMATS: tuple[ImportFormat, ...] = tuple(READERS)
 
 
-def read_documents(fmt: str, source: str | Path, *, bib: str | Path | None = None) -> Iterator[Item]:
+def read_documents(fmt: str, source: str | Path, *, bib: str | Path | None = None,
+                   json_field: str | None = None) -> Iterator[Item]:
     """Every peer survey under ``source`` in format ``fmt``; a ``(path, reason)`` pair for each input that
     cannot be read as one (an empty file among them: a run that failed). ``bib``: the bibliography that
     resolves citations by key (``.bib`` or ``.bbl``), instead of the one beside each survey. An unknown
@@ -249,14 +342,19 @@ def read_documents(fmt: str, source: str | Path, *, bib: str | Path | None = Non
     root = Path(source)
     if not root.exists():
         raise SourceNotFoundError(f"{root}: no such file or folder")
+    if json_field is not None and fmt != "llmxmr":
+        raise SourceNotFoundError(f"--field {json_field}: JSON records are read by --format llmxmr, not {fmt}")
+    reader = READERS[fmt]  # type: ignore[index]  # checked above
+    if json_field is not None:
+        reader = partial(_llmxmr_documents, json_field=json_field)
     if bib is None:
-        return READERS[fmt](root)  # type: ignore[index]  # checked above
+        return reader(root)
     if not Path(bib).is_file():
         raise SourceNotFoundError(f"--bib {bib}: no such file")
     bibliography = read_bibliography([Path(bib)])
     if not bibliography.entries:
         raise SourceNotFoundError(f"--bib {bib}: no BibTeX or .bbl entry in it")
-    return _with_bibliography(READERS[fmt](root), bibliography)  # type: ignore[index]
+    return _with_bibliography(reader(root), bibliography)
 
 
 def _with_bibliography(items: Iterator[Item], bibliography: Bibliography) -> Iterator[Item]:

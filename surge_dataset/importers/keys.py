@@ -4,8 +4,9 @@ Forms read in a survey's text (outside math, code and link targets, as numeric c
 
 * ``[@key]``, ``[@a; @b]``, ``[@a, @b]`` (pandoc): always citations;
 * ``[key]``, ``[a, b]``, ``[a; b]``: citations when every key is in the survey's bibliography, or when there is
-  no such entry but the key is shaped like one (letters, then a year: ``gao2023retrieval``,
-  ``Smith:2020``); a bracketed word such as ``[Structure]`` is text;
+  no such entry but the key is shaped like one (letters, then a year that is no part of a longer number:
+  ``gao2023retrieval``, ``Smith:2020``); a bracketed word such as ``[Structure]`` is text, and so is a bracketed
+  address (``[https://pubmed.ncbi.nlm.nih.gov/15620689/]``: "2068" inside 15620689 is no year);
 * ``\\cite{a,b}`` and its natbib / biblatex variants (``\\citep``, ``\\citet[p.~3]{a}``, ``\\parencite`` ...),
   read by the fresh split's LaTeX reader (:func:`surge_dataset.fresh.latex.iter_citations`); ``\\nocite`` is
   not a citation.
@@ -36,7 +37,9 @@ _KEY = r"(?:@\w|[A-Za-z])[\w:.#&+/\-]*"
 #: A bracketed group of keys: ``[key]``, ``[@a; @b]``, ``[a, b]`` (not a link ``[text](url)``).
 KEY_GROUP_RE = re.compile(rf"\[\s*({_KEY}(?:\s*[;,]\s*{_KEY})*)\s*\](?!\()")
 #: What a key without an entry must look like to be taken for one: letters, then a year.
-_KEY_SHAPE_RE = re.compile(r"^[A-Za-z][\w:.#&+/\-]*?(?:19|20)\d{2}")
+_KEY_SHAPE_RE = re.compile(r"^[A-Za-z][\w:.#&+/\-]*?(?<!\d)(?:19|20)\d{2}(?!\d)")
+#: An address is never a key, whatever digits it holds (``https://pubmed.ncbi.nlm.nih.gov/15620689/``).
+_ADDRESS_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.|doi:|10\.\d{4,9}/)", re.I)
 BIB_SUFFIXES = (".bib", ".bbl")
 
 
@@ -91,6 +94,8 @@ def key_citation(group: str, bibliography: dict[str, RefEntry]) -> list[str] | N
     items = [item.strip() for item in re.split(r"[;,]", group) if item.strip()]
     explicit = any(item.startswith("@") for item in items)
     keys = [item.removeprefix("@") for item in items]
+    if any(_ADDRESS_RE.match(key) for key in keys):  # a bracketed URL is a link's text, not a key
+        return None
     if explicit or all(key in bibliography or _KEY_SHAPE_RE.match(key) for key in keys):
         return keys
     return None

@@ -15,6 +15,7 @@ from surge_dataset.core.vocabulary import INSPECT_LOG, PROTOCOLS
 from surge_dataset.evaluation.prepare import prepare_survey, survey_counts
 from surge_dataset.importers.convert import convert_document
 from surge_dataset.importers.formats import read_documents
+from surge_dataset.importers.links import LinkOptions, LinkResolver
 from surge_dataset.importers.markdown import text_problem
 from surge_dataset.importers.records import DEFAULT_THRESHOLD
 from surge_dataset.importers.resolution import TitleMatcher, survey_matcher
@@ -43,8 +44,11 @@ class ImportReport:
         for record in self.surveys:
             for protocol, counts in record.get("evaluate_counts", {}).items():
                 evaluated[protocol].update(counts)
+        links = Counter[str]()
+        for record in self.surveys:
+            links.update(record.get("link_entries", {}))
         return {"surveys": len(self.surveys), "skipped": len(self.skipped),
-                **{k: sum(s[k] for s in self.surveys) for k in keys},
+                **{k: sum(s[k] for s in self.surveys) for k in keys}, "link_entries": dict(links),
                 "evaluate_counts": {p: dict(c) for p, c in evaluated.items()}}
 
     def as_dict(self) -> dict[str, Any]:
@@ -62,6 +66,11 @@ COUNTING = {
     "references": "reference lines written: the source's list, or the cited entries of its bibliography; none "
                   "(and no References heading) when there is no entry",
     "lost": "per survey, what the import could not keep and why",
+    "link_entries": "references given only as an address (a URL, a DOI, an arXiv id): titled by the arXiv or "
+                    "Crossref record of their id ('id'), by their own words ('title'), or left as the URL ('url', "
+                    "resolving to no corpus paper); then resolved to the corpus by that title like any reference",
+    "guessed_citations": "flattened superscripts (digits after a word's closing punctuation) read as citations "
+                         "of a numbered list: each one a guess, listed",
     "evaluate_counts": "per protocol, the 'counts' `surge evaluate --protocol P` records for the written file "
                        "(it reads the file back as evaluate does). official, as the released evaluator, also "
                        "counts the [n] that opens each reference line, skips text before the first heading and "
@@ -89,18 +98,23 @@ def import_outputs(
     report: str | Path | None = None,
     overwrite: bool = False,
     bib: str | Path | None = None,
+    json_field: str | None = None,
+    links: LinkOptions | None = None,
 ) -> ImportReport:
     """Convert every peer survey under ``source`` into ``out/<survey_id>/survey.md``; write the report.
 
     ``out`` is new, empty, or an earlier import (written into only with ``overwrite``); never the input,
     the dataset or a folder of other files. ``bib``: the bibliography for citations by key, instead of the
-    one beside each survey. An empty survey (no text under any heading) and one of which nothing is kept (no
+    one beside each survey. ``json_field``: the key of JSON records that holds the report (else ``article``, ``content``
+    or ``report``). ``links``: how entries given only as a URL / DOI / arXiv id get a title (default: asked from
+    arXiv and Crossref, cached; ``LinkOptions(lookup=False)`` asks nothing). An empty survey (no text under any heading) and one of which nothing is kept (no
     heading, citation or reference read) are failures, not written.
     """
     out = Path(out)
     check_output_folder(out, "imported-surveys", overwrite=overwrite, adds_to_existing=False,
                         inputs=[("SOURCE", source), ("--data", getattr(data, "path", None))])
     matcher = TitleMatcher(data, threshold)
+    resolver = LinkResolver(links)
     match_survey = survey_matcher(data, threshold)
     try:
         rapidfuzz_version = metadata.version("rapidfuzz")
@@ -114,7 +128,7 @@ def import_outputs(
                "exact_rule": "letters a-z of the lower-cased title (Corpus.resolve)"},
     )
     taken: dict[int, str] = {}
-    for item in read_documents(fmt, source, bib=bib):
+    for item in read_documents(fmt, source, bib=bib, json_field=json_field):
         if isinstance(item, tuple):
             result.skipped.append({"source": item[0], "reason": item[1]})
             continue
@@ -128,7 +142,7 @@ def import_outputs(
         if survey_id in taken:
             result.skipped.append({"source": item.source, "reason": f"survey {survey_id} already imported from {taken[survey_id]}"})
             continue
-        markdown, record = convert_document(item, matcher)
+        markdown, record = convert_document(item, matcher, resolver)
         if not (record["headings"] or record["citations"] or record["references"]):
             result.skipped.append({"source": item.source, "reason": (
                 "nothing kept: no heading, citation or reference was read in a non-empty source (is --format "

@@ -1,0 +1,127 @@
+"""Citation marks besides the bracketed group ``[3]``: what deep-research systems and exports write.
+
+* **Linked numbers** ``[[3]](url)`` (Onyx, DeepResearch Bench submissions), ``[\\[1\\]](url)`` and ``[[24][25]](url)``
+  (OpenAI Deep Research's escaped links), ``[3](url)``: citation 3 of the numbered list when the survey has that
+  entry, else a citation of the URL itself, which becomes the entry (the link is the source). A text fragment
+  (``#:~:text=...``) is no part of the source's address and is dropped from the entry.
+* ``<sup>3</sup>``, ``<sup>[1, 2]</sup>``: numeric citations, as ``[3]``.
+* Unicode superscripts (``studies¹²``, ``known¹˒³``): citations only where a numbered list holds every number
+  (``m²`` after a unit is a power).
+* **Flattened superscripts** (a Gemini Deep Research export copies ``balance.⁴ It`` as ``balance.4 It``): read only
+  when a numbered list exists, the survey has no other numeric citation, the digits follow punctuation closing a
+  word that holds a letter (``balance.4``, ``Sty1.27``; never ``1.5`` or ``Fig.2``), the next word starts a sentence
+  or the line ends, and every number is an entry of the list. Each one is a guess, and the report lists them all.
+
+Every other link keeps its text and target as they are (``[Title](url)`` is no citation); the marks above are
+looked for only where the evaluator looks for citations (never in math or code).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from surge_dataset.survey.citations import CITATION_GROUP_RE, protected_spans, read_citation_group
+
+__all__ = ["FLAT_RE", "SUP_RE", "LinkMarks", "entry_url", "flat_numbers", "sup_numbers", "unicode_numbers"]
+
+_URL = r"<?[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*>?"
+_NUMBERED = r"\\?\[\s*\d{1,4}(?:\s*[,;]\s*\d{1,4})*\s*\\?\]"
+#: ``[[3]](url)``, ``[\[1\]](url)``, ``[[24][25]](url)``, ``[3](url)``, ``[1, 2](url)``; an optional link title.
+LINK_CITE_RE = re.compile(
+    rf"\[\s*((?:{_NUMBERED}\s*)+|\d{{1,4}}(?:\s*[,;]\s*\d{{1,4}})*)\s*\]\(\s*({_URL})(?:\s+\"[^\"\n]*\")?\s*\)")
+#: Any other inline link's text (kept as it is: a URL or a word in it is no citation key).
+_LINK_TEXT_RE = re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\](?=\()")
+#: The placeholder a linked citation becomes until the citation pass reads it (private characters no text holds).
+LINK_MARK_RE = re.compile("\x02(\\d+)\x03")
+
+SUP_RE = re.compile(r"<(?i:sup)>\s*\[?\s*(\d{1,4}(?:\s*[-\u2013,;]\s*\d{1,4})*)\s*\]?\s*</(?i:sup)>")
+_SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+_SUP_DIGIT = f"[{_SUPERSCRIPTS}]"
+UNICODE_RE = re.compile(rf"(?<=[^\s{_SUPERSCRIPTS}])({_SUP_DIGIT}+(?:[,\u02d2]{_SUP_DIGIT}+)*)")
+#: A unit before ``²``/``³`` makes it a power, not a citation.
+_UNIT_RE = re.compile(r"(?:^|[\s\d(])(?:[kcmµn]?m|s|ft|in|[kM]?Hz|[kMG]?W)$")
+FLAT_RE = re.compile(r"(?<=[^\W_][.,;:!?)\]\"\u201d])(\d{1,3}(?:,\d{1,3})*)(?=[ \t]+[\"\u201c(*]?[A-Z]|[ \t]*$)", re.M)
+#: Words after which ``.2`` is a number, not a flattened citation (``Fig.2``, ``Eq.3``, ``No.5``).
+_ABBREVIATIONS = {"fig", "figs", "eq", "eqs", "no", "nos", "vol", "p", "pp", "sec", "ch", "tab", "ref", "refs", "vs",
+                  "v", "ver", "art", "op", "e.g", "i.e", "approx", "ca"}
+_TEXT_FRAGMENT_RE = re.compile(r"#:~:text=.*$")
+
+
+def entry_url(url: str) -> str:
+    """The source's address a linked citation names: angle brackets and a text fragment dropped."""
+    return _TEXT_FRAGMENT_RE.sub("", url.strip().strip("<>"))
+
+
+def _numbers(group: str) -> list[int] | None:
+    read = read_citation_group(group)
+    return read[0] if read is not None else None
+
+
+def sup_numbers(inside: str) -> list[int] | None:
+    """The numbers of a ``<sup>`` citation's inside (``1, 3-5``), None when it holds 0."""
+    return _numbers(inside)
+
+
+def unicode_numbers(text: str, match: re.Match[str]) -> list[int] | None:
+    """``¹²˒³`` -> [12, 3]; None after a unit (``m²``: a power) or for a 0."""
+    if _UNIT_RE.search(text[: match.start()]):
+        return None
+    table = {ord(c): str(i) for i, c in enumerate(_SUPERSCRIPTS)}
+    numbers = [int(part.translate(table)) for part in re.split("[,\u02d2]", match.group(1)) if part]
+    return None if 0 in numbers else numbers
+
+
+def flat_numbers(text: str, match: re.Match[str], entries: int) -> list[int] | None:
+    """The numbers of a flattened superscript at ``match`` when the module's rule takes it, else None."""
+    word = re.search(r"(\S+)$", text[: match.start() - 1])
+    if word is None:
+        return None
+    head = word.group(1).strip("*_\"'(")
+    if not re.search(r"[^\W\d_]", head) or head.lower().rstrip(".") in _ABBREVIATIONS:
+        return None
+    if re.fullmatch(r"[\d.,]*\d[a-z]{0,2}", head):  # "3rd", "2.5x"
+        return None
+    numbers = [int(n) for n in match.group(1).split(",")]
+    return numbers if all(1 <= n <= entries for n in numbers) else None
+
+
+@dataclass
+class LinkMarks:
+    """Linked citations taken out of a text before the citation pass: each becomes ``\\x02i\\x03``, and ``found[i]``
+    holds its numbers and URL. Other links' texts are returned as spans the citation pass must leave alone."""
+
+    found: list[tuple[list[int], str]] = field(default_factory=list)
+    originals: list[str] = field(default_factory=list)
+
+    def restore(self, text: str) -> str:
+        """``text`` with every placeholder written back as it was (a heading's linked citation stays a link)."""
+        return LINK_MARK_RE.sub(lambda m: self.originals[int(m.group(1))], text)
+
+    def take(self, text: str) -> tuple[str, list[tuple[int, int]]]:
+        """(text with every linked citation replaced by its placeholder, spans of the other links' texts)."""
+        spans = protected_spans(text)
+        pieces: list[str] = []
+        at = 0
+        for match in LINK_CITE_RE.finditer(text):
+            if any(start <= match.start() < end for start, end in spans):
+                continue
+            numbers = _numbers(",".join(re.findall(r"\d+", match.group(1))))
+            if not numbers:
+                continue
+            pieces.append(text[at:match.start()])
+            pieces.append(f"\x02{len(self.found)}\x03")
+            self.found.append((numbers, entry_url(match.group(2))))
+            self.originals.append(match.group(0))
+            at = match.end()
+        pieces.append(text[at:])
+        out = "".join(pieces)
+        kept = [(m.start(), m.end()) for m in _LINK_TEXT_RE.finditer(out)]
+        return out, kept
+
+
+def has_numeric_citations(text: str) -> bool:
+    """Whether ``text`` holds a bracketed, linked or ``<sup>`` numeric citation (then no flattened digit is a guess
+    worth making)."""
+    return bool(LINK_CITE_RE.search(text) or SUP_RE.search(text) or any(
+        read_citation_group(m.group(1)) for m in CITATION_GROUP_RE.finditer(text)))
