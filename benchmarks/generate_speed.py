@@ -1,6 +1,6 @@
 """Seconds per survey of every ``surge generate`` system with SmolLM2 on the CPU, per torch thread setting.
 
-Issue 16: with torch's own thread count (one OpenMP worker per core) ``surge generate`` on a busy
+With torch's own thread count (one OpenMP worker per core) ``surge generate`` on a busy
 2-core machine ran 4-5x slower per decoded token than with one thread, because the extra worker
 busy-waits at a barrier between the many tiny operations of a small model and takes the core the
 Python main thread needs. ``surge`` now sets half the usable cores (``surge_dataset.models.threads``).

@@ -1,4 +1,4 @@
-"""Scale of the leaderboard Space (issue 19): `surge leaderboard build` for 10 systems x 205 surveys x ~200
+"""Scale of the leaderboard Space: `surge leaderboard build` for 10 systems x 205 surveys x ~200
 citations in <= 60 s, data files <= 50 MB, and the app's first page interactive in <= 3 s on 2 CPU cores.
 
 Synthetic, deterministic inputs (``--seed``), written once into ``--workdir`` and reused:

@@ -17,8 +17,8 @@ own child process so that peak RSS is per step:
 
     python -m benchmarks.retrieval_scale [--n 1086992] [--subset 100000] [--workdir DIR] [--keep]
 
-A work folder is reused when it already holds the generated and built corpus (``--keep``). Targets
-(issue 5): BM25 build <= 5 min and <= 8 GB on 2 cores; bm25s >= 20x rank-bm25; FAISS <= 10 s.
+A work folder is reused when it already holds the generated and built corpus (``--keep``). Targets:
+BM25 build <= 5 min and <= 8 GB on 2 cores; bm25s >= 20x rank-bm25; FAISS <= 10 s.
 Missed targets are reported as FAIL (exit 0); a failed step exits 1.
 """
 

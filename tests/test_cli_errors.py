@@ -1,4 +1,4 @@
-"""One error root (issue 17): a user's mistake in any command is one line and exit 2, caught once by the root
+"""One error root: a user's mistake in any command is one line and exit 2, caught once by the root
 command (cli.SurgeGroup), with no `except` tuple of its own in the command."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The retrieval commands catch nothing themselves (issue 17): what a user can fix is a ``SurgeError`` raised
+"""The retrieval commands catch nothing themselves: what a user can fix is a ``SurgeError`` raised
 where it happens, shown by the ``surge`` root as one line with exit 2; a programming error stays a traceback."""
 
 from __future__ import annotations

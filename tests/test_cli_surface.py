@@ -1,4 +1,4 @@
-"""One CLI: the same conventions in every command's help, defaults and errors (issue 16, item 7)."""
+"""One CLI: the same conventions in every command's help, defaults and errors."""
 
 from __future__ import annotations
 

@@ -122,7 +122,7 @@ def test_build_load_dataset_configs_and_splits(tmp_path, monkeypatch):
 
 
 def test_the_card_states_each_licence(sample_dataset):
-    """Issue 22: the authors' MIT release, CC0 arXiv metadata (paper §3.5), GT section texts under their own licences."""
+    """The authors' MIT release, CC0 arXiv metadata (paper §3.5), GT section texts under their own licences."""
     import yaml
 
     card = (sample_dataset / "README.md").read_text(encoding="utf-8")

@@ -148,7 +148,7 @@ PLACEHOLDERS = {"OUT": "my-surveys"}
 
 def test_every_command_of_getting_started_runs_after_make_demo(minilm_path: Path, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 33.7: every command of docs/getting-started.md's blocks, run as written in a checkout-like folder in
+    """Every command of docs/getting-started.md's blocks, run as written in a checkout-like folder in
     page order, exits 0 (`surge` lines in this process, `$(surge models path minilm)` replaced by its output;
     any other line by bash); then the tour's Python. Commands not run are listed in NOT_RUN with the reason;
     OUT is a user's folder of surveys (a copy of the rendered GT)."""
@@ -249,7 +249,7 @@ def _generated_pages() -> dict[Path, str]:
 
 
 def test_every_internal_link_of_the_docs_and_readme_resolves() -> None:
-    """Issue 33.7: every relative link of docs/ and README.md names a file that exists (or a page the site
+    """Every relative link of docs/ and README.md names a file that exists (or a page the site
     generates) and, with #anchor, a heading of it; prose pointers ("README, *Cost before a run*") name headings."""
     generated = _generated_pages()
     pages = {p: p.read_text(encoding="utf-8") for p in [*sorted(DOCS.rglob("*.md")), REPO_ROOT / "README.md"]}

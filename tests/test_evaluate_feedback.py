@@ -1,5 +1,5 @@
 """What `surge evaluate` tells a user on the terminal: damaged input by kind, and `--details` that is never
-silently empty (issue 16, items 4 and 5)."""
+silently empty."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def test_details_say_when_nothing_applies_and_a_resumed_run_still_writes_them(
 
 
 def test_what_the_mean_is_over_is_said_under_the_table_and_recorded(sample_dataset: Path, tmp_path: Path) -> None:
-    """Issue 33.3: a stray folder 99/ (no such survey) counts 0 in the released mean; test topic 2 has no survey.
+    """A stray folder 99/ (no such survey) counts 0 in the released mean; test topic 2 has no survey.
     Under the table: the survey that counted 0 and why, the topic without a survey, the mean over the scored
     surveys; the results JSON records the same (``averaging``) for `surge report`."""
     from surge_dataset.data.render import render_surveys
@@ -143,7 +143,7 @@ def test_what_the_mean_is_over_is_said_under_the_table_and_recorded(sample_datas
     notes = [line for line in lines[table_end:] if line.startswith("note:")]
     assert ("note: the mean counts 0 for 1 survey (--aggregate released): 99 (recall: could not be evaluated: "
             "survey id 99 has no ground truth in the dataset)") in notes
-    # the folder by its last part only: results and their notes carry no local path (issue 32)
+    # The folder by its last part only: results and their notes carry no local path
     assert f"note: 1 test topic has no generated survey in {passages.name}: 2 (not in the mean)" in notes
 
 

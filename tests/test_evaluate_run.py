@@ -166,7 +166,7 @@ def test_cli_with_tiny_nli_and_details(sample_dataset, rendered, tiny_nli_path, 
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "r.json").read_text())
-    # models by name and weights fingerprint, never by path (issue 33.1): the tiny NLI folder is unknown, so it is
+    # Models by name and weights fingerprint, never by path: the tiny NLI folder is unknown, so it is
     # named by its folder; the bundled MiniLM is a copy of a Hub model, so it is named by its Hub id
     config = results["config"]
     assert config["nli_model"] == "tiny-nli" and config["embedding_model"] == "sentence-transformers/all-MiniLM-L6-v2"
@@ -210,7 +210,7 @@ def test_real_baseline_outputs_evaluate_without_crashing(baseline_outputs_dir, s
 
 def test_model_settings_are_recorded_only_for_the_models_a_metric_used(sample_dataset, rendered, minilm_path,
                                                                       tmp_path):
-    """Issue 33.8: a recall-only run records no nli_model, embedding_model, ner_model or their precisions (no model
+    """A recall-only run records no nli_model, embedding_model, ner_model or their precisions (no model
     computed anything); an SHR run records its embedding model and no NLI model. The journal key is unchanged."""
     data = SurgeData.open(sample_dataset)
     recall = evaluate_run(data, rendered, tmp_path / "recall.json", EvaluationConfig(metrics=["recall"]))["config"]

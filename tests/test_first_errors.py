@@ -1,4 +1,4 @@
-"""The errors a newcomer meets first are one line, exit 2, no traceback (issue 16, items 3 and 8)."""
+"""The errors a newcomer meets first are one line, exit 2, no traceback."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_a_full_disk_during_evaluate_is_one_line_and_a_rerun_resumes(
 
 def test_a_flat_folder_of_survey_files_points_to_surge_import(sample_dataset: Path, rendered: Path,
                                                              tmp_path: Path) -> None:
-    """Issue 33.8: OUT/0.md, OUT/1.md (no OUT/<id>/ folders) is one line naming `surge import ... --format markdown`,
+    """OUT/0.md, OUT/1.md (no OUT/<id>/ folders) is one line naming `surge import ... --format markdown`,
     whose output `surge evaluate` reads."""
     flat = tmp_path / "flat"
     flat.mkdir()
@@ -114,7 +114,7 @@ def test_a_flat_folder_of_survey_files_points_to_surge_import(sample_dataset: Pa
 
 
 def test_no_dataset_folder_names_the_data_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 33.8: run from a folder without ./surge, the error says --data defaults to ./surge and how to build it."""
+    """Run from a folder without ./surge, the error says --data defaults to ./surge and how to build it."""
     monkeypatch.chdir(tmp_path)
     line = one_line_error(runner.invoke(app, ["evaluate", "--passages", str(tmp_path), "--metrics", "recall"]))
     assert line.startswith("error: surge: no such dataset folder: --data defaults to ./surge")
@@ -124,7 +124,7 @@ def test_no_dataset_folder_names_the_data_default(tmp_path: Path, monkeypatch: p
 
 
 def test_generate_without_the_run_file_says_how_to_make_it(sample_dataset: Path, tmp_path: Path) -> None:
-    """Issue 33.7: docs/baselines.md's small-model example names runs/bm25.test.trec; without it the error says
+    """Docs/baselines.md's small-model example names runs/bm25.test.trec; without it the error says
     which commands write it."""
     line = one_line_error(runner.invoke(app, ["generate", "--system", "rag", "--llm", "gguf:model.gguf",
                                               "--data", str(sample_dataset), "--run", str(tmp_path / "bm25.test.trec"),

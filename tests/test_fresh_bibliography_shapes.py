@@ -1,4 +1,4 @@
-"""The bibliography shapes of issue 29 that real archives have and the readers got wrong, one test each (each failed
+"""The bibliography shapes that real archives have and the readers got wrong, one test each (each failed
 before the fix). The entries are written as the styles write them: the ``ieeetr`` ones are pybtex 0.26.1's output of
 the unmodified ``ieeetr.bst`` for the .bib entries given beside them; the ACM one follows ``ACM-Reference-Format.bst``
 (``format.a.title.with.edition``: a book's title is ``\\bibinfo{booktitle}{\\emph{..}}``). The real-source versions of

@@ -61,7 +61,7 @@ def test_the_reader_gives_the_hand_counts_of_each_real_source(name):
 
 def test_a_percent_in_a_bib_url_or_a_comment_inside_an_entry_loses_no_entry():
     """ctcs.bib (hllhc-ctcs-2020): ``url = {https://doi.org/10.1088%2F...}`` is no comment, ``%used also in ...`` after
-    an entry's key is one; before issue 29 the reader stripped both as LaTeX comments and lost 7 titles."""
+    an entry's key is one; before the fix the reader stripped both as LaTeX comments and lost 7 titles."""
     source = read_eprint(archive("hllhc-ctcs-2020"), name="ctcs")
     assert source.bibliography["Blomer_2011"] == ("Distributing LHC application software and conditions databases "
                                                   "using the CernVM file system")
@@ -72,7 +72,7 @@ def test_a_percent_in_a_bib_url_or_a_comment_inside_an_entry_loses_no_entry():
 
 def test_an_ieeetr_bbl_gives_every_title_of_its_bib_and_takes_the_ids_it_drops_from_the_bib_by_key():
     """The archive of hllhc-ctcs-2020 with the ``.bbl`` the ``ieeetr`` style writes (derived/, README): ``ieeetr``
-    prints a ``note`` as a trailing ``\\newblock`` (12 entries) and drops ``eprint``. Before issue 29: 12 of the 136
+    prints a ``note`` as a trailing ``\\newblock`` (12 entries) and drops ``eprint``. Before the fix: 12 of the 136
     titles were notes ("254 p", "Talk given at CHEP2019, ...") and 3 of the 32 arXiv ids were read."""
     bbl = LATEX / "hllhc-ctcs-2020" / "derived" / "ctcs-ieeetr.bbl"
     source = read_eprint(archive("hllhc-ctcs-2020", **{"ctcs.bbl": bbl}), name="ctcs+ieeetr")

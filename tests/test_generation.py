@@ -459,7 +459,7 @@ def test_end_to_end_with_the_real_smollm2_gguf(data: SurgeData, runs: dict[str, 
 
 def test_smollm2_on_the_default_threads_reports_progress_soon_after_loading(data: SurgeData, runs: dict[str, Path],
                                                                             tmp_path: Path) -> None:
-    """Issue 16: the README's command with no thread setting stayed silent for minutes after the load.
+    """The README's command with no thread setting stayed silent for minutes after the load.
 
     Run as a user would (no ``OMP_NUM_THREADS``), stopped at the first progress line after the model's
     "loaded" line, which says the default thread count (half the usable cores) is in force.

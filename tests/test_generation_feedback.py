@@ -192,7 +192,7 @@ def test_local_backend_reads_the_context_from_the_gguf_config_without_loading_we
 def test_off_a_terminal_a_slow_stage_prints_a_line_every_heartbeat(
     data: SurgeData, run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A stage that takes minutes (a local model on a CPU) is never silent in a log (issue 16)."""
+    """A stage that takes minutes (a local model on a CPU) is never silent in a log."""
     from surge_dataset.cli.generate import _StageBars, app
 
     monkeypatch.setattr(_StageBars, "HEARTBEAT", 0.5)

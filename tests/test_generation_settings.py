@@ -1,4 +1,4 @@
-"""`surge generate`'s settings, declared once (issue 17): GenerationConfig (what changes the text) and
+"""`surge generate`'s settings, declared once: GenerationConfig (what changes the text) and
 GenerationRunOptions (how the run goes) carry help and checks; the command is options -> config -> run -> print."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Journal keys pinned before the settings were declared once (issue 17): every journal written by an
+"""Journal keys pinned before the settings were declared once: every journal written by an
 earlier version must still resume, so the key of each of these configurations may never change -- except
 where a metric's scoring was fixed (its ``version`` > 1): its old journals must NOT be reused."""
 

@@ -303,7 +303,7 @@ def test_the_app_builds_as_gradio_blocks(space):
 
     demo = app.build_app(space / "data")
     assert type(demo).__name__ == "Blocks"
-    # issue 33.8: the CI plot marks each system's mean, in its own colour, between the interval's two ends
+    # The CI plot marks each system's mean, in its own colour, between the interval's two ends
     ci_plot = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "plot-ci")
     assert type(ci_plot).__name__ == "ScatterPlot" and ci_plot.color == "point"
     assert set(ci_plot.color_map) == {"mean", "95% CI low", "95% CI high"}
@@ -441,7 +441,7 @@ def test_systems_asked_different_quiz_sets_are_never_ranked_together():
 
 
 def test_an_objective_run_and_a_later_run_of_the_same_folder_are_one_row(leaderboard_inputs, tmp_path):
-    """Issue 33.4, the leaderboard side: two results files of one passage folder under the same settings (recall
+    """Two results files of one passage folder under the same settings (recall
     first, ROUGE/BLEU later) are one system, each column from the run that has it, as `surge report` merges them."""
     from surge_dataset import SurgeData
     from surge_dataset.evaluation import EvaluationConfig, evaluate_run

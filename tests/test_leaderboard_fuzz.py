@@ -1,4 +1,4 @@
-"""Random JSON shapes at the readers of results, details and submission manifests (issue 32.6, Hypothesis): the
+"""Random JSON shapes at the readers of results, details and submission manifests (Hypothesis): the
 leaderboard build refuses with one line (a :class:`SurgeError` without a line break) or writes a Space the app
 reads -- never a traceback."""
 

@@ -1,4 +1,4 @@
-"""A leaderboard people can trust (issue 32): scores re-computed from the submitted surveys, nothing published from
+"""A leaderboard people can trust: scores re-computed from the submitted surveys, nothing published from
 outside the inputs, no local path in the Space, a one-line refusal for every bad record, one statistics module.
 
 The honest system is the sample's test surveys (the GT rendered) scored by ``surge evaluate`` with the tiny NLI
@@ -432,7 +432,7 @@ def test_the_ranges_results_are_checked_against_are_the_cards():
 
 
 def test_judge_settings_read_as_words_and_a_reference_list_as_lines(honest, tmp_path):
-    """Issue 33.8: the table note showed config.judge_settings as a raw JSON blob, and the survey viewer ran the
+    """The table note showed config.judge_settings as a raw JSON blob, and the survey viewer ran the
     reference list into one paragraph."""
     from surge_dataset.evaluation import EvaluationConfig
     from surge_dataset.evaluation.config import judge_settings

@@ -97,7 +97,7 @@ def test_local_answers_report_their_token_counts(tiny_llama):
     assert stats["prompt_tokens"] == sum(c.prompt_tokens for c in completions)
 
 
-# ------------------------------------------------------------------------------------------ CPU threads (issue 16)
+# ------------------------------------------------------------------------------------------ CPU threads
 
 
 def test_thread_count_comes_from_the_option_then_the_environment_then_half_the_cores():

@@ -1,5 +1,5 @@
-"""Models by name and weights fingerprint, never by local path (issue 33.1), and one way to find a system's
-surveys (issue 33.5)."""
+"""Models by name and weights fingerprint, never by local path, and one way to find a system's
+surveys."""
 
 from __future__ import annotations
 

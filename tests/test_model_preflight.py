@@ -1,4 +1,4 @@
-"""Issue 33.2: `surge evaluate` checks every model the run needs before any work, offline or with the Hub out of
+"""`surge evaluate` checks every model the run needs before any work, offline or with the Hub out of
 reach: one error listing them all with the command that fetches each, within seconds (no retry storm); a
 cached model with the Hub out of reach is read from the cache at once."""
 

@@ -1,4 +1,4 @@
-"""No command ever deletes or overwrites a user's files (issue 16, item 1).
+"""No command ever deletes or overwrites a user's files.
 
 Each command that writes a folder refuses, with exit 2 and one line naming a *different* folder:
 ``--out`` equal to, inside or containing its input; an existing folder of files surge did not write

@@ -59,7 +59,7 @@ def http_servers(root: Path) -> list[str]:
 
 
 def test_no_class_under_surge_dataset_serves_http() -> None:
-    """Test servers live in tests/support/ (not shipped): the package holds none (issue 31)."""
+    """Test servers live in tests/support/ (not shipped): the package holds none."""
     assert http_servers(PACKAGE) == []
 
 

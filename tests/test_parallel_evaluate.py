@@ -1,4 +1,4 @@
-"""`surge evaluate` under `accelerate launch` (issue 23): the NLI and encoder work split between processes, the
+"""`surge evaluate` under `accelerate launch`: the NLI and encoder work split between processes, the
 result the same JSON as one process, a run killed on one process resumed by the same command."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The quiz metric: the GT's questions answered from the generated survey alone through a local OpenAI-compatible
 server, graded by letter; position-bias control; the quiz set's fingerprint in the key and the results; the sanity
-floors of issue 34 (the GT >= 0.9, an empty survey <= chance, an answer key flagged)."""
+floors (the GT >= 0.9, an empty survey <= chance, an answer key flagged)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def _run(data, folder, out, server, **settings):
 
 
 def test_done_when_surge_evaluate_scores_a_folder_through_a_local_server(data, gt_folder, tmp_path):
-    """`surge evaluate --metrics quiz --quiz FILE --judge openai:<model> --base-url URL`, as issue 34 words it."""
+    """`surge evaluate --metrics quiz --quiz FILE --judge openai:<model> --base-url URL`, as a user runs it."""
     with ScriptedOpenAIServer(responder=TextReader()) as server:
         result = runner.invoke(app, ["evaluate", "--data", str(data.path), "--passages", str(gt_folder),
                                      "--metrics", "quiz", "--quiz", str(SAMPLE_QUIZ), "--judge", "openai:reader",

@@ -171,7 +171,7 @@ def test_services_enter_the_journal_key_only_when_set():
 
 def test_official_reads_whole_titles_and_only_cut_titles_change(sample_dataset):
     """SurveyGen's metric does not inherit the released title pattern: on the sample's ground truth written as
-    surveys, ``official`` now gives what ``paper`` gives. Before issue 29 (measured): surveys 0, 1, 2, 41, 42 scored
+    surveys, ``official`` now gives what ``paper`` gives. Before the fix (measured): surveys 0, 1, 2, 41, 42 scored
     1.0 (20 of 21 entries read), 0.9 (18/20), 0.9474 (18/19), 1.0, 0.9412 (16/17). Only the entries whose title
     the released pattern cuts (sample README: ``?``, ``'``, ``()``, ``/``) are read differently."""
     from surge_dataset.data.render import render_survey

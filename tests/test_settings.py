@@ -1,4 +1,4 @@
-"""One declaration per setting (issue 17): the CLI options, compute()'s keywords, the cards' inputs text and the
+"""One declaration per setting: the CLI options, compute()'s keywords, the cards' inputs text and the
 journal key are read off the fields; closed vocabularies are named once; commands stay one screen."""
 
 from __future__ import annotations

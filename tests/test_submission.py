@@ -277,7 +277,7 @@ def test_an_absolute_path_in_details_a_sidecar_or_the_results_is_refused(run, tm
 
 
 def test_the_docs_document_every_limit():
-    section = (REPO_ROOT / "docs" / "submitting.md").read_text(encoding="utf-8")  # moved from the README (issue 22)
+    section = (REPO_ROOT / "docs" / "submitting.md").read_text(encoding="utf-8")  # moved from the README
     for name, value in LIMITS.items():
         shown = f"{value // 2**20} MiB" if name.endswith("_BYTES") else f"{value:,}"
         assert re.search(rf"^\| `{name}`.* \| {shown} \|$", section, re.M), name

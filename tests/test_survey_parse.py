@@ -287,7 +287,7 @@ def test_official_pattern_fails_where_paper_succeeds(line: str, official: str | 
     if official is None:
         assert got.references == {}
         assert {"unparsed_reference_line", "no_references"} <= codes(got)
-        # issue 33.8: the diagnostic says which reading keeps the title (official fidelity is unchanged)
+        # The diagnostic says which reading keeps the title (official fidelity is unchanged)
         assert messages["unparsed_reference_line"].endswith("(`--protocol paper` reads such titles)")
     else:
         assert got.references[1].title == official

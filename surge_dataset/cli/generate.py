@@ -87,8 +87,8 @@ class _StageBars:
     Off a terminal (a log file, CI) bars are not drawn, so each finished stage is printed as one line,
     and a stage still running is printed every :attr:`HEARTBEAT` seconds (:attr:`SLOW_HEARTBEAT` once it
     has run :attr:`SLOW_AFTER` s) by a background thread: a local model reading a long prompt or
-    decoding hundreds of tokens on a CPU can take minutes per stage, which used to be minutes of silence
-    (issue 16). Use as a context manager (the thread stops on exit).
+    decoding hundreds of tokens on a CPU can take minutes per stage, which used to be minutes of silence.
+    Use as a context manager (the thread stops on exit).
     """
 
     HEARTBEAT = 10.0

@@ -12,7 +12,7 @@ Remote code is never run (``trust_remote_code`` stays off).
 Before loading, the process's torch threads are set (:func:`~surge_dataset.models.threads.configure_threads`:
 half the usable cores unless ``threads``, ``$SURGE_NUM_THREADS`` or ``$OMP_NUM_THREADS`` say otherwise):
 torch's default of one busy-waiting OpenMP worker per core made a small model on a busy 2-core machine
-4-5x slower per token (issue 16).
+4-5x slower per token.
 """
 
 from __future__ import annotations

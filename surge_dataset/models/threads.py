@@ -1,6 +1,6 @@
 """How many CPU threads torch (and the tokenizers feeding it) may use: a sane default, overridable.
 
-Why (issue 16, ``surge generate`` with SmolLM2 silent for minutes on 2 cores): PyTorch starts one
+Why (``surge generate`` with SmolLM2 silent for minutes on 2 cores): PyTorch starts one
 OpenMP worker per core, and between two operations a worker busy-waits at a barrier (libgomp spins
 before it sleeps). A small model decoding on the CPU is a long chain of tiny operations issued one
 after another by the Python main thread, so each operation waits for the slowest worker, and a worker
