@@ -22,9 +22,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from surge_dataset.core.records import Survey
+
+if TYPE_CHECKING:
+    from surge_dataset.data.dataset import SurgeData
 
 __all__ = ["OFFICIAL_CORPUS_SIZE", "OFFICIAL_SURVEYS", "PAPER_TABLE1", "DatasetStatistics", "dataset_statistics",
            "statistics_of"]
@@ -116,7 +119,7 @@ def dataset_statistics(surveys: Sequence[Survey], abstracts: Iterable[str | None
         corpus_size=corpus_size, mean_abstract_words=words, papers_without_abstract=without, notes=notes)
 
 
-def statistics_of(data: Any) -> DatasetStatistics:
+def statistics_of(data: SurgeData) -> DatasetStatistics:
     """:func:`dataset_statistics` of a built dataset (a :class:`~surge_dataset.data.dataset.SurgeData`): its surveys,
     and its corpus abstracts streamed in batches (a dataset built without corpus.json has no corpus figures)."""
     abstracts = None
