@@ -239,7 +239,8 @@ def test_all_means_objective_metrics_without_a_judge():
     assert parse_metrics("all") == ["recall", "citation_accuracy", "shr", "rouge_bleu"]
     assert parse_metrics("all", judge=True)[-2:] == ["sqs", "cqs"]
     assert skipped_without_judge("all") == ["sqs", "cqs"]
-    assert parse_metrics("surveygen") == ["citation_prf", "structure_overlap", "sim"]
+    assert parse_metrics("surveygen") == ["citation_prf", "reference_existence", "structure_overlap", "sim",
+                                          "rouge_whole"]
     with pytest.raises(ValueError, match="--judge"):
         parse_metrics("sqs")
     # journals written before judges existed keep their key

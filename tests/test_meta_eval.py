@@ -57,6 +57,35 @@ def test_without_gt_results_the_with_variant_is_undefined(files):
     assert result["shr"]["without_gt"]["kendall_tau"] == pytest.approx(2 / 3)
 
 
+def test_a_lower_is_better_metric_is_ranked_lowest_first(tmp_path):
+    """The SCORES above under quiz_unanswered (declared lower-is-better): negating the values flips every pairwise
+    order, so each per-survey tau and rho changes sign. Survey 0 with GT: -4/6 and -0.8; survey 1: -1 and -1."""
+    from surge_dataset.judging.meta_eval import agreement_with_humans
+
+    human = read_human_rankings(_human_csv(tmp_path))
+    systems = {s: {sid: {"quiz_unanswered": v, "shr": v} for sid, v in per.items()} for s, per in SCORES.items()}
+    result = meta_evaluate(human, systems, ["quiz_unanswered", "shr"])
+    assert result["quiz_unanswered"]["higher_is_better"] is False and result["shr"]["higher_is_better"] is True
+    assert result["quiz_unanswered"]["with_gt"]["kendall_tau"] == pytest.approx(-(4 / 6 + 1) / 2)
+    assert result["quiz_unanswered"]["with_gt"]["spearman_rho"] == pytest.approx(-0.9)
+    assert result["quiz_unanswered"]["without_gt"]["kendall_tau"] == pytest.approx(-(1 / 3 + 1) / 2)
+    # values equal to the human ranks (1 = best): perfect agreement only when read lower-is-better
+    ranks_as_values = {s: {sid: {"quiz_unanswered": r, "shr": r}} for sid, per in human.items() for s, r in per.items()
+                       if sid == 0}
+    result = meta_evaluate(human, ranks_as_values, ["quiz_unanswered", "shr"])
+    assert result["quiz_unanswered"]["with_gt"]["kendall_tau"] == pytest.approx(1.0)
+    assert result["shr"]["with_gt"]["kendall_tau"] == pytest.approx(-1.0)
+    agreement = agreement_with_humans(human, ranks_as_values, ["quiz_unanswered", "shr"], resamples=20)
+    assert agreement["quiz_unanswered"]["with_gt"]["kendall_tau"] == pytest.approx(1.0)
+    assert agreement["quiz_unanswered"]["with_gt"]["rank_changes"] == []
+    assert agreement["shr"]["with_gt"]["kendall_tau"] == pytest.approx(-1.0)
+
+
+def _human_csv(folder):
+    (folder / "human.csv").write_text(HUMAN)
+    return folder / "human.csv"
+
+
 def test_bad_csv_is_a_clear_error(tmp_path):
     path = tmp_path / "h.csv"
     path.write_text("survey,system,rank\n0,A,1\n")
@@ -79,7 +108,8 @@ def test_cli_meta_eval(files, tmp_path):
 def test_meta_eval_takes_the_quiz_like_any_metric(sample_dataset, tmp_path, monkeypatch):
     """Two systems scored by the quiz metric (the sample's quiz set, the scripted reader through a local server):
     the GT rendered, and the GT with every third section dropped. Ranked by people GT first on every survey, the
-    quiz agrees on each (tau 1); quiz_unanswered is lower-is-better, so its tau is -1 (read with the sign flipped)."""
+    quiz agrees on each (tau 1); quiz_unanswered is declared lower-is-better, so meta-eval ranks its lowest value
+    first and it agrees too (tau 1, where ranking it higher-first gave -1)."""
     from surge_dataset import SurgeData
     from surge_dataset.data.render import render_surveys
     from surge_dataset.evaluation import EvaluationConfig, evaluate_run
@@ -116,4 +146,6 @@ def test_meta_eval_takes_the_quiz_like_any_metric(sample_dataset, tmp_path, monk
     table = json.loads(out.read_text())
     assert table["quiz"]["with_gt"]["kendall_tau"] == pytest.approx(1.0)
     assert table["quiz"]["with_gt"]["surveys"] == 3
-    assert table["quiz_unanswered"]["with_gt"]["kendall_tau"] == pytest.approx(-1.0)
+    assert table["quiz_unanswered"]["with_gt"]["kendall_tau"] == pytest.approx(1.0)
+    assert table["quiz_unanswered"]["higher_is_better"] is False and table["quiz"]["higher_is_better"] is True
+    assert "quiz_unanswered (lower is better)" in result.output

@@ -222,3 +222,15 @@ def test_card_states_the_metric_description(name: str) -> None:
     expected = get_metric(name).description + "."
     assert " ".join(front.group(1).split()) == expected
     assert " ".join(first.group(1).split()) == expected
+
+
+@pytest.mark.parametrize("name", list(registry()))
+def test_card_direction_is_the_declared_one(name: str) -> None:
+    """What the card says of a key's direction is what ranks it (meta-eval, the report's bold, the leaderboard):
+    ``Metric.higher_is_better`` / ``key_directions`` through ``catalogue.higher_is_better``."""
+    from surge_dataset.evaluation.catalogue import higher_is_better
+
+    for key, text in output_values(name).items():
+        if "Not a quality score" in text:
+            continue
+        assert ("Lower is better." in text) == (not higher_is_better(key)), f"{name}: {key}'s card and declaration"

@@ -477,3 +477,24 @@ def test_a_folder_of_one_systems_runs_is_one_row_named_after_the_system(tmp_path
     a = _run(tmp_path / "x" / "sys-judge-a.json", {"sqs": [1.0, 2.0, 3.0]}, metrics=["sqs"], judge="openai:m")
     b = _run(tmp_path / "x" / "sys-judge-b.json", {"cqs": [0.5, 0.6, 0.7]}, metrics=["cqs"], judge="openai:m")
     assert [s.name for s in merge_runs(load_results([a, b]))] == ["sys-judge"]
+
+
+def test_a_lower_is_better_column_bolds_its_lowest_and_its_worst_surveys_are_the_highest(tmp_path: Path) -> None:
+    """quiz_unanswered is declared lower-is-better: 'a' (mean 0.2) is bold, 'b' (mean 0.6) not, while on quiz (higher
+    is better) 'b' (0.9) beats 'a' (0.5); the drill-down's worst quiz_unanswered survey of 'b' is its highest."""
+    paths = [write_results(tmp_path / "in" / "a.json", {"quiz": [0.4, 0.5, 0.6], "quiz_unanswered": [0.1, 0.2, 0.3]}),
+             write_results(tmp_path / "in" / "b.json", {"quiz": [0.8, 0.9, 1.0], "quiz_unanswered": [0.5, 0.7, 0.6]})]
+    for path in paths:
+        data = json.loads(path.read_text())
+        data["config"].update(metrics=["quiz"], quiz_fingerprint="1111222233334444")
+        path.write_text(json.dumps(data))
+    out = tmp_path / "report"
+    build_report(paths, out, metrics="quiz", resamples=200, worst=1, formats=())
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:]
+            for line in (out / "table.md").read_text().splitlines() if line.startswith("| ") and "---" not in line}
+    quiz, unanswered = 0, 1
+    assert rows["a"][unanswered].startswith("**0.2000") and not rows["b"][unanswered].startswith("**")
+    assert rows["b"][quiz].startswith("**0.9000") and not rows["a"][quiz].startswith("**")
+    drill = (out / "drilldown.md").read_text()
+    section = drill[drill.index("## quiz_unanswered"):]
+    assert "| b | 1 | 0.7000 |" in section and "| b | 0 |" not in section

@@ -184,4 +184,7 @@ def test_evaluate_run_surveygen_metrics_on_gt_as_generated(sample_dataset, tmp_p
         assert record["cite_precision"] == record["cite_recall"] == record["cite_f1"] == 1.0
         assert record["structure_overlap"] == 1.0 and record["sim"] > 0.95
         assert "rel_llm" not in record and "kpr" not in record
-    assert set(results["average"]) == {"cite_precision", "cite_recall", "cite_f1", "structure_overlap", "sim"}
+        # every reference of a rendered GT is a corpus paper; its body is the GT's own text, citation markers aside
+        assert record["reference_existence"] == 1.0 and record["rougeL_whole"] > 0.95
+    assert set(results["average"]) == {"cite_precision", "cite_recall", "cite_f1", "structure_overlap", "sim",
+                                       "reference_existence", "rougeL_whole"}

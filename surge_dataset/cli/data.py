@@ -139,6 +139,42 @@ def data_render(
         out_console.print(str(path))
 
 
+@data_app.command("stats")
+def data_stats(
+    data: str = data_option(),
+    as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON (for machines)."),
+) -> None:
+    """SurGE's Table 1 for a built dataset (surveys, tree depth and nodes, citations, corpus, abstract length),
+    beside the published numbers when the data is SurGE's own."""
+    import json
+
+    from surge_dataset.data.stats import PAPER_TABLE1_SOURCE, statistics_of
+
+    stats = statistics_of(open_data(data))
+    if as_json:
+        typer.echo(json.dumps(stats.as_json(), indent=2))  # plain stdout: no console wrapping in a pipe
+        return
+    table = Table(title=f"SurGE Table 1 statistics of {data}")
+    for column in ("statistic", "this dataset", *((f"published ({PAPER_TABLE1_SOURCE})",) if stats.is_surge else ())):
+        table.add_column(column, justify="left" if column == "statistic" else "right")
+    for row in stats.rows():
+        shown = [_number(row["value"]), *((_number(row["published"]),) if stats.is_surge else ())]
+        table.add_row(row["statistic"], *shown)
+    out_console.print(table)
+    out_console.print("splits: " + ", ".join(f"{name} {n:,}" for name, n in stats.splits.items()), highlight=False)
+    if not stats.is_surge:
+        out_console.print(f"not SurGE's data: no published row (SurGE has 205 surveys and a 1,086,992-paper corpus; "
+                          f"this has {stats.surveys:,} and {_number(stats.corpus_size)})", highlight=False)
+    for note in stats.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.3f}"
+
+
 def open_data(data: str):
     from surge_dataset.data.dataset import SurgeData
 

@@ -199,7 +199,7 @@ def meta_eval(
         table.add_column(column, justify="left" if column == "metric" else "right")
     for metric, entry in table_data.items():
         w, wo = entry["with_gt"], entry["without_gt"]
-        table.add_row(metric, _fmt(w["kendall_tau"], 3), _fmt(w["spearman_rho"], 3), _fmt(wo["kendall_tau"], 3),
+        table.add_row(metric if entry["higher_is_better"] else f"{metric} (lower is better)", _fmt(w["kendall_tau"], 3), _fmt(w["spearman_rho"], 3), _fmt(wo["kendall_tau"], 3),
                       _fmt(wo["spearman_rho"], 3), f"{w['surveys']}/{wo['surveys']}")
     out_console.print(table)
     agreement = agreement_with_humans(rankings, systems, list(table_data), seed=seed, resamples=resamples)

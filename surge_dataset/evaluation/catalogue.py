@@ -17,7 +17,7 @@ from typing import Any
 from surge_dataset.core.vocabulary import UnknownNameError
 from surge_dataset.evaluation.metric import ENTRY_POINT_GROUP, REGISTERED, Metric, register
 
-__all__ = ["UNCLIPPED_SLACK", "get_metric", "metric_of_key", "registry", "value_range"]
+__all__ = ["UNCLIPPED_SLACK", "get_metric", "higher_is_better", "metric_of_key", "registry", "value_range"]
 
 _LOADED = False
 
@@ -58,6 +58,18 @@ def metric_of_key(key: str) -> Metric | None:
         if key in metric.keys or key == metric.weighted_key or (base != key and base in metric.keys):
             return metric
     return None
+
+
+def higher_is_better(key: str) -> bool:
+    """Whether a larger value of the result key ``key`` is better: its metric's ``key_directions`` entry, else the
+    metric's ``higher_is_better``. ``<key>_std`` (judge noise) and the weighted key follow their base key; a key no
+    registered metric declares is taken as higher-is-better, as every SurGE column is. The one rule that meta-eval,
+    the report's bold and the leaderboard's ordering read."""
+    metric = metric_of_key(key)
+    if metric is None:
+        return True
+    base = key.removesuffix("_std") if key.removesuffix("_std") in metric.keys else key
+    return metric.key_directions.get(base, metric.higher_is_better)
 
 
 #: How far outside its range an unclipped value may stray (a share of the range's width).

@@ -105,7 +105,10 @@ class Metric:
     ``version``   the scoring code's version: raised when a fix changes the metric's numbers;
     ``value_range``  (low, high) of every key's value (its card's "Range"), ``key_ranges`` the keys with
                   another one, ``clipped`` False when values may stray slightly outside (raw cosines): what a
-                  results file from someone else may hold (:func:`value_range`).
+                  results file from someone else may hold (:func:`value_range`);
+    ``higher_is_better``  the direction of every key (what ranks, bolds and meta-evaluation read), and
+                  ``key_directions`` the keys with the other one (``quiz_unanswered``: lower is better), read
+                  through :func:`~surge_dataset.evaluation.catalogue.higher_is_better`.
     """
 
     name: ClassVar[str]
@@ -124,6 +127,9 @@ class Metric:
     value_range: ClassVar[tuple[float, float] | None] = None
     key_ranges: ClassVar[dict[str, tuple[float, float]]] = {}
     clipped: ClassVar[bool] = True
+    #: Whether a larger value is a better survey; a key of the other direction is listed in ``key_directions``.
+    higher_is_better: ClassVar[bool] = True
+    key_directions: ClassVar[dict[str, bool]] = {}
 
     def active_needs(self, config: EvaluationConfig) -> frozenset[str]:
         """The model kinds this metric needs under ``config`` (ALCE: the NLI model or the judge)."""
@@ -197,6 +203,9 @@ def register(metric: type[Metric] | Metric, *, replace: bool = False) -> Any:
     for attribute in ("name", "keys"):
         if not getattr(instance, attribute, None):
             raise TypeError(f"{type(instance).__name__} must declare {attribute!r}")
+    stray = set(instance.key_directions) - set(instance.keys)
+    if stray:  # a direction for a key the metric never writes would silently rank nothing
+        raise ValueError(f"metric {instance.name!r} declares key_directions for keys it does not write: {sorted(stray)}")
     unknown = set(instance.needs) - {*MODEL_KINDS, "corpus"}
     if unknown:
         raise ValueError(f"metric {instance.name!r} needs unknown model kinds {sorted(unknown)}; known: {MODEL_KINDS}")

@@ -95,10 +95,10 @@ def _means(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return np.where(count > 0, total / count, np.nan)
 
 
-def _ranks(means: np.ndarray) -> list[int]:
+def _ranks(means: np.ndarray, higher_is_better: bool = True) -> list[int]:
     from scipy.stats import rankdata
 
-    return [int(r) for r in rankdata(-means, method="min")]
+    return [int(r) for r in rankdata(-means if higher_is_better else means, method="min")]
 
 
 def _alpha(va: np.ndarray, vb: np.ndarray) -> float | None:
@@ -115,8 +115,10 @@ def _alpha(va: np.ndarray, vb: np.ndarray) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def compare(a: Values, b: Values, *, seed: int = 0, resamples: int = 1000, level: float = 0.95) -> dict[str, Any]:
-    """The agreement figures of the module docstring between two scorings of one metric."""
+def compare(a: Values, b: Values, *, seed: int = 0, resamples: int = 1000, level: float = 0.95,
+            higher_is_better: bool = True) -> dict[str, Any]:
+    """The agreement figures of the module docstring between two scorings of one metric (``higher_is_better``: the
+    metric's direction, which only the ranks of ``rank_changes`` read: correlations do not depend on it)."""
     systems, surveys, va, vb = _matrices(a, b)
     out: dict[str, Any] = {"systems": len(systems), "units": int(np.sum(~np.isnan(va))), "kendall_tau": None,
                            "spearman_rho": None, "tau_ci": [None, None], "rho_ci": [None, None],
@@ -136,7 +138,7 @@ def compare(a: Values, b: Values, *, seed: int = 0, resamples: int = 1000, level
         out["tau_ci"], out["rho_ci"] = (list(interval) for interval in intervals)
     out["krippendorff_alpha"] = _alpha(va, vb)
     out["mean_abs_diff"] = float(np.nanmean(np.abs(va - vb)))
-    rank_a, rank_b = _ranks(ma), _ranks(mb)
+    rank_a, rank_b = _ranks(ma, higher_is_better), _ranks(mb, higher_is_better)
     out["rank_changes"] = [{"system": s, "rank_a": ra, "rank_b": rb}
                            for s, ra, rb in zip(systems, rank_a, rank_b, strict=True) if ra != rb]
     return out
@@ -150,8 +152,11 @@ def judge_agreement(runs: Sequence[JudgeRun], metrics: Sequence[str] | None = No
     chosen = shared_metrics(runs, metrics)
     if not chosen:
         raise JudgingError("the runs share no metric key: score the same metrics with each judge")
+    from surge_dataset.evaluation.catalogue import higher_is_better
+
     return [{"a": a.name, "b": b.name,
-             "metrics": {k: compare(a.values(k), b.values(k), seed=seed, resamples=resamples) for k in chosen}}
+             "metrics": {k: compare(a.values(k), b.values(k), seed=seed, resamples=resamples,
+                                    higher_is_better=higher_is_better(k)) for k in chosen}}
             for i, a in enumerate(runs) for b in runs[i + 1:]]
 
 
@@ -178,7 +183,10 @@ def _within_survey_ranks(values: Mapping[str, Mapping[int, float]], higher_is_be
 def human_agreement(human: Mapping[int, Mapping[str, float]], systems: Mapping[str, Mapping[int, Mapping[str, float]]],
                     metrics: Sequence[str], *, gt_system: str = "GT", seed: int = 0,
                     resamples: int = 1000) -> dict[str, dict[str, Any]]:
-    """{metric: {"with_gt": compare, "without_gt": compare}} of the human ranks against the metric's ranks."""
+    """{metric: {"with_gt": compare, "without_gt": compare}} of the human ranks against the metric's ranks (the
+    metric ranked in its declared direction: the lowest ``quiz_unanswered`` first)."""
+    from surge_dataset.evaluation.catalogue import higher_is_better
+
     out: dict[str, dict[str, Any]] = {}
     for metric in metrics:
         entry = {}
@@ -192,6 +200,7 @@ def human_agreement(human: Mapping[int, Mapping[str, float]], systems: Mapping[s
                         ranked.setdefault(system, {})[sid] = rank
                         scored.setdefault(system, {})[sid] = value
             entry[variant] = compare(_within_survey_ranks(ranked, higher_is_better=False),
-                                     _within_survey_ranks(scored, higher_is_better=True), seed=seed, resamples=resamples)
+                                     _within_survey_ranks(scored, higher_is_better=higher_is_better(metric)),
+                                     seed=seed, resamples=resamples)
         out[metric] = entry
     return out

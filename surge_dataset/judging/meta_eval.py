@@ -14,10 +14,12 @@ ranks the human-written survey itself; it is needed only for the "with GT" varia
 a results file for the GT scored as a system (``surge data render`` + ``surge evaluate``) named GT.
 
 For every metric key and every survey, the systems that have both a human rank and a metric value are
-ranked by the metric (higher is better) and compared with the human ranking by Kendall's tau (tau-b)
+ranked by the metric in its declared direction (:func:`surge_dataset.evaluation.catalogue.higher_is_better`:
+``quiz_unanswered`` ranks the lowest value first) and compared with the human ranking by Kendall's tau (tau-b)
 and Spearman's rho (``scipy.stats``); the coefficients are averaged over surveys. Surveys with fewer
 than two such systems, or where either ranking is all ties (coefficient undefined), are left out and
-counted. Both variants are reported: with the GT system in the list and without it.
+counted. Both variants are reported: with the GT system in the list and without it, each with the direction
+the metric was read in (``higher_is_better``), so that a positive coefficient always means agreement.
 
 :func:`agreement_with_humans` adds the figures ``surge judge-agreement`` gives between two judges, here
 between the human ranks and the metric's ranks of the same systems on each survey: Kendall's tau and
@@ -82,12 +84,14 @@ def load_results(specs: Iterable[str | Path]) -> SystemScores:
     return {s.name: {int(sid): values for sid, values in s.scores().items()} for s in loaded}
 
 
-def _correlations(metric: Sequence[float], human_rank: Sequence[float]) -> tuple[float, float] | None:
-    """tau-b and rho of the metric's values and the human ranks (rank 1 = best: negated, so that higher is
-    better on both sides), :func:`surge_dataset.core.stats.rank_correlations`."""
+def _correlations(metric: Sequence[float], human_rank: Sequence[float], higher_is_better: bool = True
+                  ) -> tuple[float, float] | None:
+    """tau-b and rho of the metric's values and the human ranks (rank 1 = best: negated; a lower-is-better metric's
+    values negated too, so that higher is better on both sides), :func:`surge_dataset.core.stats.rank_correlations`."""
     from surge_dataset.core.stats import rank_correlations
 
-    return rank_correlations(metric, -np.asarray(human_rank, dtype=np.float64))
+    values = np.asarray(metric, dtype=np.float64)
+    return rank_correlations(values if higher_is_better else -values, -np.asarray(human_rank, dtype=np.float64))
 
 
 def meta_evaluate(
@@ -97,8 +101,11 @@ def meta_evaluate(
     *,
     gt_system: str = GT_SYSTEM,
 ) -> dict[str, Any]:
-    """{metric: {"with_gt": {...}, "without_gt": {...}}}, each ``{"kendall_tau", "spearman_rho",
-    "surveys", "skipped"}`` (coefficients averaged over the surveys counted in ``surveys``)."""
+    """{metric: {"with_gt": {...}, "without_gt": {...}, "higher_is_better"}}, each variant ``{"kendall_tau",
+    "spearman_rho", "surveys", "skipped"}`` (coefficients averaged over the surveys counted in ``surveys``; the
+    metric ranked in its declared direction)."""
+    from surge_dataset.evaluation.catalogue import higher_is_better
+
     if metrics is None:
         keys: set[str] = set()
         for per_survey in systems.values():
@@ -107,7 +114,8 @@ def meta_evaluate(
         metrics = sorted(k for k in keys if not (k.endswith("_std") and k[:-4] in keys))  # judge noise: not a metric
     out: dict[str, Any] = {}
     for metric in metrics:
-        entry = {}
+        direction = higher_is_better(metric)
+        entry: dict[str, Any] = {}
         for variant, include_gt in (("with_gt", True), ("without_gt", False)):
             taus, rhos, skipped = [], [], 0
             for survey_id in sorted(human):
@@ -121,7 +129,7 @@ def meta_evaluate(
                     pairs = []  # "with GT" needs the GT both ranked by humans and scored by the metric
                 if include_gt and gt_system not in human[survey_id]:
                     pairs = []
-                result = _correlations([p[0] for p in pairs], [p[1] for p in pairs]) if pairs else None
+                result = _correlations([p[0] for p in pairs], [p[1] for p in pairs], direction) if pairs else None
                 if result is None:
                     skipped += 1
                     continue
@@ -133,6 +141,7 @@ def meta_evaluate(
                 "surveys": len(taus),
                 "skipped": skipped,
             }
+        entry["higher_is_better"] = direction
         out[metric] = entry
     return out
 

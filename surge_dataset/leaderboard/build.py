@@ -52,7 +52,7 @@ from surge_dataset.core.output_folder import folder_kind, replacing_output_folde
 from surge_dataset.core.stats import summarise
 from surge_dataset.core.vocabulary import OFFICIAL
 from surge_dataset.data.fresh_manifest import window_text
-from surge_dataset.evaluation.catalogue import metric_of_key
+from surge_dataset.evaluation.catalogue import higher_is_better, metric_of_key
 from surge_dataset.leaderboard.citations import (
     COLUMNS,
     VERDICTS,
@@ -223,7 +223,8 @@ def _meta(entries: Sequence[Entry], metrics: Sequence[str], groups: Sequence[Any
     return {
         "title": title,
         "metrics": [{"key": m, "label": metric_label(m), "decimals": DECIMALS.get(m, DEFAULT_DECIMALS),
-                     "judged": bool(getattr(metric_of_key(m), "judged", False))} for m in metrics],
+                     "judged": bool(getattr(metric_of_key(m), "judged", False)),
+                     "higher_is_better": higher_is_better(m)} for m in metrics],
         "groups": [{"label": g.label, "settings": g.settings, "systems": g.systems, "surveys": len(g.surveys)}
                    for g in groups],
         "filters": FILTERS,

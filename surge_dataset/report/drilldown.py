@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from surge_dataset.evaluation.catalogue import higher_is_better
 from surge_dataset.evaluation.results import survey_sort_key
 from surge_dataset.report.constants import format_value, metric_label
 from surge_dataset.report.results import SystemResults
@@ -31,13 +32,15 @@ def drilldown_markdown(systems: Sequence[SystemResults], metrics: Sequence[str],
              "*future*: references published after the survey.", ""]
     shown: dict[str, set[str]] = {s.name: set() for s in systems}
     for metric in metrics:
+        higher = higher_is_better(metric)
         lines += [f"## {metric_label(metric)}", "",
                   "| System | Survey | Value | Refs (resolved) | Not in corpus | Missing nos. | Future | Diagnostics |",
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
         undefined = []
         for s in systems:
             values = s.values(metric)
-            for sid, value in sorted(values.items(), key=lambda kv: (kv[1], survey_sort_key(kv[0])))[:worst]:
+            sign = 1.0 if higher else -1.0  # the worst first: the lowest, or the highest of a lower-is-better key
+            for sid, value in sorted(values.items(), key=lambda kv: (sign * kv[1], survey_sort_key(kv[0])))[:worst]:
                 record = s.surveys[sid]
                 c = record.get("counts") or {}
                 shown[s.name].add(sid)

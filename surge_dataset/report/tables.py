@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from surge_dataset.core.stats import MetricSummary
+from surge_dataset.evaluation.catalogue import higher_is_better
 from surge_dataset.report.constants import (
     PAPER_SOURCE,
     PAPER_TABLE4,
@@ -47,14 +48,16 @@ class Row:
 
 
 def bold_best(rows: list[Row], metrics: Sequence[str]) -> None:
-    """Bold the best shown value of each column (ties all bold); one row alone is compared with nothing."""
+    """Bold the best shown value of each column (ties all bold): the highest, or the lowest for a metric declared
+    lower-is-better (``quiz_unanswered``, :func:`surge_dataset.evaluation.catalogue.higher_is_better`); one row alone
+    is compared with nothing."""
     if len(rows) < 2:
         return
-    for j in range(len(metrics)):
+    for j, metric in enumerate(metrics):
         shown = [float(r.cells[j].text) for r in rows if r.cells[j].text != "–"]
         if len(shown) < 2:
             continue
-        best = max(shown)  # every SurGE metric is higher-is-better
+        best = max(shown) if higher_is_better(metric) else min(shown)
         for r in rows:
             if r.cells[j].text != "–" and float(r.cells[j].text) == best:
                 r.cells[j].bold = True

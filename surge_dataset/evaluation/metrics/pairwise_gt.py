@@ -50,6 +50,7 @@ class PairwiseGT(Metric):
     name = "pairwise_gt"
     keys = KEYS
     value_range = (0.0, 1.0)
+    key_directions = {"pairwise_gt_loss": False}  # a loss rate: lower is better (ties have no direction to flip)
     needs = frozenset({"judge"})
     judged = True
     order = 120

@@ -67,6 +67,7 @@ class Quiz(Metric):
     judged = True
     order = 130
     value_range = (0.0, 1.0)  # shares of the questions; <key>_std follows (metric.value_range)
+    key_directions = {"quiz_unanswered": False}  # more questions the survey cannot answer is worse
     description = (
         "Share of multiple-choice questions drawn from the human-written survey that an LLM answers correctly from "
         "the generated survey alone, and the share it finds the generated survey does not answer (SurveyBench's "

@@ -119,6 +119,7 @@ class ReferenceExistence(Metric):
     keys = ("reference_existence",)
     value_range = (0.0, 1.0)
     needs = frozenset({"corpus"})
+    groups = ("surveygen",)  # SurveyGen's "Acc" column (Table 2): offline by default, --bib-services asks further
     order = 75
     description = (
         "Share of the generated survey's reference entries that exist, in the corpus or, by title, in a "

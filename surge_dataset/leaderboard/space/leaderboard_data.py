@@ -81,7 +81,8 @@ class Board:
         self.retrieval = self._read("retrieval")
         self.metrics = [m["key"] for m in self.meta["metrics"]]
         self.judged = {m["key"] for m in self.meta["metrics"] if m.get("judged")}
-        self.labels = {m["key"]: m["label"] for m in self.meta["metrics"]}
+        self.labels = {m["key"]: m["label"] + (" ↓" if m.get("higher_is_better") is False else "")  # lower is better
+                       for m in self.meta["metrics"]}
         self.decimals = {m["key"]: int(m["decimals"]) for m in self.meta["metrics"]}
         self.groups = {g["label"]: g for g in self.meta["groups"]}
         self.names = list(self.systems["system"]) if len(self.systems) else []
@@ -423,8 +424,7 @@ class Board:
         if counts is None:  # a Space built before the column: the stored rows are all the rows
             counts = {str(k): int(v) for k, v in citations["verdict"].value_counts().items()}
         return {
-            "text": text,
-            "citations": citations, "papers": by_doc, "has_details": bool(score.iloc[0]["has_details"]) if len(score) else False,
+            "text": text, "citations": citations, "papers": by_doc, "has_details": bool(score.iloc[0]["has_details"]) if len(score) else False,
             "scores": score.iloc[0].to_dict() if len(score) else {},
             "outline": list(zip(mine["level"], mine["title"], strict=True)),
             "gt_outline": list(zip(gt["level"], gt["title"], strict=True)) or None,
