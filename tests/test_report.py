@@ -303,11 +303,11 @@ def test_report_is_reproducible(three_systems: list[Path], tmp_path: Path) -> No
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
 
 
-# ------------------------------------------------------------------------------------------ issue 33
+# ------------------------------------------------------------------------------------------ what a user meets
 
 
 def test_the_report_says_what_each_mean_is_over(tmp_path: Path) -> None:
-    """Issue 33.3: the results file's ``averaging`` (surveys counted 0, topics without a survey, the mean over
+    """The results file's ``averaging`` (surveys counted 0, topics without a survey, the mean over
     scored surveys) is in the report: printed, in table.md's notes and in report.json."""
     averaging = {"counted_zero": [{"survey_id": 99, "keys": ["recall"], "reason": "could not be evaluated: no file"}],
                  "topics": "test", "topics_without_survey": [7], "average_scored": {"recall": 0.5},
@@ -329,7 +329,7 @@ def _run(path: Path, values: dict[str, list[float | None]], **config: Any) -> Pa
 
 
 def test_runs_of_one_system_and_settings_are_one_row(tmp_path: Path) -> None:
-    """Issue 33.4, docs/judges.md: the objective columns from one run, the judged ones from another (same passage
+    """As docs/judges.md says: the objective columns from one run, the judged ones from another (same passage
     folder, same settings) -> one row, each column from the run that has it."""
     objective = _run(tmp_path / "a.json", {"recall": [0.4, 0.5, 0.6], "shr": [0.9, 0.8, 0.7]},
                      metrics=["recall", "shr"], embedding_model="minilm")
@@ -377,7 +377,7 @@ def test_merge_runs_keeps_alternatives_apart_and_refuses_conflicts(tmp_path: Pat
 
 
 def test_report_of_a_folder_reads_its_results_files(three_systems: list[Path], tmp_path: Path) -> None:
-    """Issue 33.7: `surge report FOLDER` reads the folder's results files (as judge-agreement does), says which
+    """`surge report FOLDER` reads the folder's results files (as judge-agreement does), says which
     JSON files it skipped, and an empty folder is one line, not an IsADirectoryError traceback."""
     folder = three_systems[0].parent
     (folder / "report.json").write_text(json.dumps({"versions": {}}))  # an earlier report's file: not results
@@ -397,7 +397,7 @@ def test_report_of_a_folder_reads_its_results_files(three_systems: list[Path], t
 
 def test_html_holds_the_figures_and_the_footer_promises_only_what_is_there(three_systems: list[Path],
                                                                           tmp_path: Path) -> None:
-    """Issue 33.8: table.html shows the figures (inline SVG); "Bold: best per column" only when a value is bold;
+    """table.html shows the figures (inline SVG); "Bold: best per column" only when a value is bold;
     significance.md with one system says why there is no table."""
     out = tmp_path / "report"
     build_report(three_systems, out, metrics="recall,bleu", resamples=RESAMPLES)
