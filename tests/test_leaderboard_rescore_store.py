@@ -128,3 +128,26 @@ def test_the_cli_says_what_it_reused(honest, submissions, tmp_path):  # noqa: F8
     assert result.exit_code == 0, result.output
     assert "re-scored 0 submission(s); reused 1 stored re-scoring(s)" in result.output
     assert "compared with the stored re-scoring of RecallOnly" in result.output
+
+
+@pytest.mark.parametrize("change", ["data", "models", "metrics", "surveys", "settings"])
+def test_each_input_of_a_rescoring_is_in_its_key(tmp_path, change):
+    """A stored re-computation is found again only for the very inputs it covered: another dataset, model weights,
+    metric version, survey file or setting is another key, and an entry stored under one key is never read for
+    another."""
+    from surge_dataset.leaderboard.rescore_store import RescoreStore, rescore_key
+
+    covers = {"surveys": {"0": "a" * 64}, "data": "df50221144c5b9b1", "models": {"nli_model": "sha256:1"},
+              "metrics": {"citation_accuracy": 1}, "settings": {"protocol": "official"}, "device": "cpu"}
+    store = RescoreStore(tmp_path / "store")
+    store.put(rescore_key(covers), covers, {"surveys": {"0": {"recall": 0.5}}, "details": [], "failures": []})
+    assert store.get(rescore_key(covers), covers) == {"surveys": {"0": {"recall": 0.5}}, "details": [], "failures": []}
+    other = json.loads(json.dumps(covers))
+    other[change] = {"data": "another", "models": {"nli_model": "sha256:2"}, "metrics": {"citation_accuracy": 2},
+                     "surveys": {"0": "b" * 64}, "settings": {"protocol": "paper"}}[change]
+    assert rescore_key(other) != rescore_key(covers)
+    assert store.get(rescore_key(other), other) is None
+    # an entry copied under the other key is refused: it covers other inputs than its name says
+    (tmp_path / "store" / f"{rescore_key(other)}.json").write_bytes(
+        (tmp_path / "store" / f"{rescore_key(covers)}.json").read_bytes())
+    assert store.get(rescore_key(other), other) is None and "covers other inputs" in store.refused[-1]
