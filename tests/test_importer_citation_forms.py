@@ -330,3 +330,57 @@ def test_a_bare_references_line_in_a_storm_lead_is_prose_not_the_list(data, tmp_
         f"# Methods\n\nMore [1].\n\n**References:**\n\n1. {WL}\n2. {CLUSTER}\n", encoding="utf-8")
     record = import_outputs("markdown", tmp_path / "in", data, tmp_path / "out2", links=OFF).surveys[0]
     assert (record["citations"], record["references"], record["resolved_exact"]) == (1, 2, 2)
+
+
+# ------------------------------------------------------------------------------------------ quality notes
+
+
+def test_quality_notes_name_twice_written_headings_cut_sections_restarts_and_uncited_entries(data, tmp_path):
+    body = f"""# {SURVEY0}
+
+## Methods
+
+Message passing [1] and batching [2]. Sampling [3]
+
+## Methods
+
+The second copy of the section [3]. The text stops in the middle of a
+
+## Results
+
+Restarted numbering [1] and again [2], as a per-section writer does [1].
+
+## Outlook
+
+- a list item ends without a full stop
+| a table | row |
+
+# References
+
+[1] {WL}
+[2] {CLUSTER}
+[3] A paper that exists nowhere
+[4] An entry nothing cites
+[5] Another entry nothing cites
+"""
+    report, text = _import(data, tmp_path, body)
+    record = report.surveys[0]
+    quality = record["quality"]
+    assert quality["headings_twice"] == ["methods"]
+    assert [c["section"] for c in quality["cut_mid_sentence"]] == ["Methods", "Methods"]
+    assert quality["cut_mid_sentence"][1]["ends"].endswith("in the middle of a")
+    assert quality["citations_restarted"] == ["Results"]
+    assert quality["uncited_entries"] == 2
+    assert len(quality["notes"]) == 4 and quality["notes"][-1] == "2 of 5 entries of the reference list are cited by no citation"
+    assert "The text stops in the middle of a" in text  # notes only: nothing is changed
+    assert record["references"] == 5
+
+
+def test_quality_notes_on_real_outputs(data, tmp_path):
+    """AutoSurveyClaw's Markdown writes its review and conclusion twice; the DeepResearch Bench records are clean."""
+    shutil.copytree(GENERATED / "autosurveyclaw" / "nesy_e4b_survey", tmp_path / "in" / "0")
+    record = import_outputs("markdown", tmp_path / "in", data, tmp_path / "out", links=OFF).surveys[0]
+    assert "conclusion" in record["quality"]["headings_twice"] and len(record["quality"]["headings_twice"]) == 6
+    shutil.copytree(GENERATED / "deepresearchbench" / "claude37_auction", tmp_path / "drb" / "0")
+    record = import_outputs("llmxmr", tmp_path / "drb", data, tmp_path / "out2", links=OFF).surveys[0]
+    assert record["quality"]["notes"] == []
