@@ -253,21 +253,21 @@ def _outside_marks(text: str) -> str:
     return " ".join(text.split())
 
 
-@pytest.mark.parametrize(("system", "folders"), [(s, d) for s, f, d in RUNS if f == "markdown"],
-                         ids=[f"{s}-{sorted(d.values())[0]}" for s, f, d in RUNS if f == "markdown"])
-def test_import_changes_nothing_but_citation_marks_and_the_reference_list(data, tmp_path, system, folders):
-    """Every real fixture: the written body equals the source's body (the reader's, without its reference list)
-    outside the citation marks."""
+@pytest.mark.parametrize(("system", "fmt", "folders"), [(s, f, d) for s, f, d in RUNS if f != "latex"],
+                         ids=[f"{s}-{f}-{sorted(d.values())[0]}" for s, f, d in RUNS if f != "latex"])
+def test_import_changes_nothing_but_citation_marks_and_the_reference_list(data, tmp_path, system, fmt, folders):
+    """Every real fixture read as text (Markdown, JSON lines): the written body equals the source's body (the
+    reader's, without its reference list) outside the citation marks."""
     for folder, survey in folders.items():
         shutil.copytree(GENERATED / system / survey, tmp_path / "in" / folder,
                         ignore=(lambda _d, names: [n for n in names if Path(n).suffix in (".tex", ".bbl")]))
-    sources = {Path(item.source).parent.name: item for item in read_documents("markdown", tmp_path / "in")
+    sources = {Path(item.source.split("#")[0]).parent.name: item for item in read_documents(fmt, tmp_path / "in")
                if not isinstance(item, tuple)}
-    report = import_outputs("markdown", tmp_path / "in", data, tmp_path / "out", links=OFF)
+    report = import_outputs(fmt, tmp_path / "in", data, tmp_path / "out", links=OFF)
     assert report.surveys
     for record in report.surveys:
         written = Path(record["output"]).read_text(encoding="utf-8").split("\n# References\n")[0]
-        source = sources[Path(record["source"]).parent.name].body
+        source = sources[Path(record["source"].split("#")[0]).parent.name].body
         assert _outside_marks(written) == _outside_marks(source), record["source"]
 
 
@@ -312,3 +312,75 @@ def test_costorm_sources_come_from_the_instance_dump(data, tmp_path):
                                             encoding="utf-8")
     record = import_outputs("storm", tmp_path / "in", data, tmp_path / "out", links=OFF).surveys[0]
     assert (record["citations"], record["references"], record["resolved_exact"]) == (3, 2, 2)
+
+
+def test_a_bare_references_line_in_a_storm_lead_is_prose_not_the_list(data, tmp_path):
+    """``--format markdown`` on a STORM article: its lead says ``References:`` above prose; only a final block of
+    entries under such a line (or a References heading) is the reference list."""
+    (tmp_path / "in" / "0").mkdir(parents=True)
+    (tmp_path / "in" / "0" / "storm_gen_article_polished.md").write_text(
+        f"Graph networks pass messages [1].\nReferences:\nThe lead goes on about batching [2].\n\n# Methods\n\n"
+        f"More [1].\n\n[1] {WL}\n[2] {CLUSTER}\n", encoding="utf-8")
+    record = import_outputs("markdown", tmp_path / "in", data, tmp_path / "out", links=OFF).surveys[0]
+    text = (tmp_path / "out" / "0" / "survey.md").read_text(encoding="utf-8")
+    assert "References:\nThe lead goes on about batching [2]." in text
+    assert (record["citations"], record["references"], record["lost"]) == (3, 2, [])
+    # a final block of entries under a bare label is the list
+    (tmp_path / "in" / "0" / "storm_gen_article_polished.md").write_text(
+        f"# Methods\n\nMore [1].\n\n**References:**\n\n1. {WL}\n2. {CLUSTER}\n", encoding="utf-8")
+    record = import_outputs("markdown", tmp_path / "in", data, tmp_path / "out2", links=OFF).surveys[0]
+    assert (record["citations"], record["references"], record["resolved_exact"]) == (1, 2, 2)
+
+
+# ------------------------------------------------------------------------------------------ quality notes
+
+
+def test_quality_notes_name_twice_written_headings_cut_sections_restarts_and_uncited_entries(data, tmp_path):
+    body = f"""# {SURVEY0}
+
+## Methods
+
+Message passing [1] and batching [2]. Sampling [3]
+
+## Methods
+
+The second copy of the section [3]. The text stops in the middle of a
+
+## Results
+
+Restarted numbering [1] and again [2], as a per-section writer does [1].
+
+## Outlook
+
+- a list item ends without a full stop
+| a table | row |
+
+# References
+
+[1] {WL}
+[2] {CLUSTER}
+[3] A paper that exists nowhere
+[4] An entry nothing cites
+[5] Another entry nothing cites
+"""
+    report, text = _import(data, tmp_path, body)
+    record = report.surveys[0]
+    quality = record["quality"]
+    assert quality["headings_twice"] == ["methods"]
+    assert [c["section"] for c in quality["cut_mid_sentence"]] == ["Methods", "Methods"]
+    assert quality["cut_mid_sentence"][1]["ends"].endswith("in the middle of a")
+    assert quality["citations_restarted"] == ["Results"]
+    assert quality["uncited_entries"] == 2
+    assert len(quality["notes"]) == 4 and quality["notes"][-1] == "2 of 5 entries of the reference list are cited by no citation"
+    assert "The text stops in the middle of a" in text  # notes only: nothing is changed
+    assert record["references"] == 5
+
+
+def test_quality_notes_on_real_outputs(data, tmp_path):
+    """AutoSurveyClaw's Markdown writes its review and conclusion twice; the DeepResearch Bench records are clean."""
+    shutil.copytree(GENERATED / "autosurveyclaw" / "nesy_e4b_survey", tmp_path / "in" / "0")
+    record = import_outputs("markdown", tmp_path / "in", data, tmp_path / "out", links=OFF).surveys[0]
+    assert "conclusion" in record["quality"]["headings_twice"] and len(record["quality"]["headings_twice"]) == 6
+    shutil.copytree(GENERATED / "deepresearchbench" / "claude37_auction", tmp_path / "drb" / "0")
+    record = import_outputs("llmxmr", tmp_path / "drb", data, tmp_path / "out2", links=OFF).surveys[0]
+    assert record["quality"]["notes"] == []

@@ -38,6 +38,9 @@ HAND_COUNTS = {
     ("autosurveyclaw", "qml_e4b_survey", "markdown"): (28, 115, 40, 0),
     ("autosurveyclaw", "nesy_e4b_survey", "latex"): (41, 76, 30, 0),
     ("autosurveyclaw", "qml_e4b_survey", "latex"): (28, 83, 34, 3),
+    ("deepresearchbench", "claude37_auction", "llmxmr"): (13, 20, 10, 0),
+    ("deepresearchbench", "claude37_timing", "llmxmr"): (13, 12, 8, 0),
+    ("deepresearchbench", "deepfind_middle_class", "llmxmr"): (10, 4, 4, 0),
 }
 #: Runs of at most three surveys (the sample dataset has survey ids 0-2): folder name under SOURCE -> survey.
 RUNS = [
@@ -49,6 +52,7 @@ RUNS = [
     ("llmxmapreduce", "markdown", {"0": "agent_based_modeling", "1": "tda_vectorization"}),
     ("autosurveyclaw", "markdown", {"0": "nesy_e4b_survey", "1": "qml_e4b_survey"}),
     ("autosurveyclaw", "latex", {"0": "nesy_e4b_survey", "1": "qml_e4b_survey"}),
+    ("deepresearchbench", "llmxmr", {"0": "claude37_auction", "1": "claude37_timing", "2": "deepfind_middle_class"}),
 ]
 
 
@@ -73,7 +77,9 @@ def _evaluate(sample_dataset: Path, out: Path, results: Path, protocol: str = "p
 
 
 @pytest.mark.parametrize(("system", "fmt", "folders"), RUNS, ids=[f"{s}-{f}-{sorted(d.values())[0]}" for s, f, d in RUNS])
-def test_import_report_equals_hand_counts_and_evaluate_counts(data, sample_dataset, tmp_path, system, fmt, folders):
+def test_import_report_equals_hand_counts_and_evaluate_counts(data, sample_dataset, tmp_path, monkeypatch, system, fmt,
+                                                               folders):
+    monkeypatch.setenv("SURGE_OFFLINE", "1")  # link entries are never looked up here: no network in tests
     keep = (".md", ".bib") if system == "autosurveyclaw" and fmt == "markdown" else ()
     report = import_outputs(fmt, _source(tmp_path, system, folders, keep=keep), data, tmp_path / "out")
     failed = {Path(s["source"]).parent.name for s in report.skipped}
@@ -245,3 +251,24 @@ def test_a_source_of_which_nothing_is_kept_is_a_failure(data, tmp_path):
     report = import_outputs("markdown", tmp_path / "in", data, tmp_path / "out")
     assert report.surveys == [] and report.skipped[0]["reason"].startswith("nothing kept: no heading, citation or")
     assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------------------------------ DeepResearch Bench
+
+
+def test_deepresearch_bench_lists_under_a_chinese_label_and_heading(data, tmp_path, monkeypatch):
+    """Claude's records end with a bare ``参考文献：`` over ``[n] URL - Title - Site`` lines; deepfind's with a
+    ``## 参考文献`` numbered list, then an uncited ``## Reference`` list of URLs."""
+    monkeypatch.setenv("SURGE_OFFLINE", "1")
+    source = _source(tmp_path, "deepresearchbench", {"0": "claude37_auction", "2": "deepfind_middle_class"})
+    report = import_outputs("llmxmr", source, data, tmp_path / "out")
+    claude, deepfind = report.surveys
+    text = (tmp_path / "out" / "0" / "survey.md").read_text(encoding="utf-8")
+    assert "参考文献" not in text and "\n[1] First-price sealed-bid auction - Wikipedia\n" in text
+    assert text.startswith("I'll research methods for solving first-price sealed-bid auctions")  # the chatter stays
+    assert claude["lost"] == []
+    text = (tmp_path / "out" / "2" / "survey.md").read_text(encoding="utf-8")
+    assert "## 参考文献" not in text and "## Reference\n" not in text
+    assert "[2] China Power: How Big Is China’s Middle Class?\n" in text
+    assert "占总人口近30%[1]。" in text  # the linked number [[1]](url) cites entry 1 of the list
+    assert deepfind["lost"][0].startswith("3 unnumbered line(s) in a numbered reference list ignored")

@@ -61,6 +61,8 @@ def import_outputs_command(
         lost = "; ".join(record["lost"]) or "nothing"
         console.print(f"survey {record['survey_id']} ({escape(record['source'])}): lost: {escape(lost)}",
                       highlight=False)
+        for note in record.get("quality", {}).get("notes", []):
+            console.print(f"survey {record['survey_id']}: quality: {escape(note)}", highlight=False)
     for skipped in result.skipped:
         console.print(f"[yellow]skipped:[/] {escape(skipped['source'])}: {escape(skipped['reason'])}", highlight=False)
     console.print(f"report (fuzzy matches, unresolved references, what was lost, how each count is made): "

@@ -142,7 +142,7 @@ MetricGroup = Literal["all", "surveygen"]
 METRIC_GROUPS: tuple[MetricGroup, ...] = get_args(MetricGroup)
 
 #: Output layouts ``surge import`` reads (one reader each in ``importers/formats.py``).
-ImportFormat = Literal["autosurvey", "storm", "llmxmr", "surveyforge", "markdown", "latex", "inspect"]
+ImportFormat = Literal["autosurvey", "storm", "llmxmr", "surveyforge", "markdown", "latex", "pdf", "inspect"]
 INSPECT_LOG: Final[ImportFormat] = "inspect"
 IMPORT_FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
 

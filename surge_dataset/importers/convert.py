@@ -27,6 +27,7 @@ from surge_dataset.importers.marks import (
     sup_numbers,
     unicode_numbers,
 )
+from surge_dataset.importers.quality import quality_notes
 from surge_dataset.importers.records import PeerDocument, RefEntry
 from surge_dataset.importers.resolution import TitleMatcher
 from surge_dataset.survey.citations import CITATION_GROUP_RE, read_citation_group, split_protected
@@ -329,7 +330,10 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher,
     stats: dict[str, Any] = {"citations": 0, "citations_without_entry": 0, "unmatched_citations": [],
                              "numbers_without_entry": set(), "keys_without_entry": set(), "guesses": []}
     numbering = _Numbering()
+    own = [k for k in doc.references if k.isdigit()] + [f"ay:{i}" for i in range(len(doc.author_year))]
+    source_body = doc.body
     body = _rewrite(doc, numbering, stats)
+    quality = quality_notes(source_body, len(own), sum(1 for k in own if k not in numbering.number))
     entries: dict[str, RefEntry] = dict(doc.references)
     entries.update({f"ay:{i}": e for i, e in enumerate(doc.author_year)})
     for key in entries:  # uncited entries keep a number after the cited ones, in list order
@@ -382,6 +386,7 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher,
         "lost": _losses(doc, stats, len(listed)),
         "notes": list(doc.notes) + _notes(stats, linked, links),
         "guessed_citations": stats["guesses"][:200],
+        "quality": quality,
         "link_entries": {how: sum(1 for _, h in linked.values() if h == how) for how in (BY_ID, BY_TITLE, AS_URL)},
     }
     return markdown, record

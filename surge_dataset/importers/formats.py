@@ -70,8 +70,8 @@ def _pick_file(folder: Path) -> tuple[Path | None, str | None]:
 #: What a file that is no Markdown text is, by its suffix, and how to import it instead.
 _CONTAINERS = {
     ".tex": "LaTeX ({name}): import it with --format latex",
-    ".pdf": "a PDF ({name}), not text: surge import reads no PDF; extract its text first (`pdftotext -layout "
-            "{name}`) and import the .txt with --format markdown",
+    ".pdf": "a PDF ({name}), not text: import it with --format pdf (pip install 'surge-bench[pdf]'), or extract "
+            "its text first (`pdftotext -layout {name}`) and import the .txt with --format markdown",
     ".json": "JSON ({name}): import it with --format llmxmr (the report under 'content', 'article' or 'report', "
              "or --field KEY)",
     ".jsonl": "JSON lines ({name}): import it with --format llmxmr (the report under 'content', 'article' or "
@@ -310,6 +310,13 @@ def _autosurvey_reader(root: Path) -> Iterator[Item]:
     return _markdown_files(root, title_citations=True)
 
 
+def _pdf_reader(root: Path) -> Iterator[Item]:
+    """A survey saved as PDF; pypdf (the ``pdf`` extra) loads only for this format."""
+    from surge_dataset.importers.pdf import read_pdf_documents
+
+    return read_pdf_documents(root)
+
+
 def _inspect_reader(root: Path) -> Iterator[Item]:
     """Inspect logs of ``surge/survey`` (a .eval/.json log or a folder of them); inspect_ai loads only for this
     format (imported here: ``inspect_logs`` imports this package's parsers)."""
@@ -326,6 +333,7 @@ READERS: dict[ImportFormat, Callable[[Path], Iterator[Item]]] = {
     "surveyforge": _autosurvey_reader,  # SurveyForge writes AutoSurvey's format
     "markdown": _markdown_reader,
     "latex": read_latex_documents,
+    "pdf": _pdf_reader,
     "inspect": _inspect_reader,
 }
 FORMATS: tuple[ImportFormat, ...] = tuple(READERS)

@@ -8,7 +8,7 @@ import re
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.importers.records import PeerDocument, RefEntry
 from surge_dataset.importers.titles import entry_titles
-from surge_dataset.survey.headings import ATX_HEADING_RE, is_references_label, is_references_title
+from surge_dataset.survey.headings import ATX_HEADING_RE, is_references_title, strip_wrapping_emphasis
 from surge_dataset.survey.tree import FENCE_RE
 
 # ------------------------------------------------------------------------------------------ Markdown
@@ -42,10 +42,33 @@ def _atx(text: str) -> str:
     return "\n".join(out)
 
 
+#: Reference-list titles the evaluator's rule does not know, read by the importer only (the written survey says
+#: ``# References``): DeepResearch Bench's Chinese reports close with ``## 参考文献`` or a bare ``参考文献：``.
+_OTHER_TITLES_RE = re.compile(r"^[\W_]*(?:参考文献|参考资料|参考来源|引用文献)[\W_]*$")
+_LIST_ITEM_RE = re.compile(r"^\s*(?:[-+*\u2022]\s|\d+(?:\.\d+)*[.)]?\s)")
+
+
+def _is_references_title(title: str) -> bool:
+    return is_references_title(title) or bool(_OTHER_TITLES_RE.match(strip_wrapping_emphasis(title)))
+
+
+def is_references_label(line: str) -> bool:
+    """A bare line (no heading, no list item) that names the reference list: ``References:``, ``参考文献：``."""
+    return not _LIST_ITEM_RE.match(line) and _is_references_title(line)
+
+
+def _label_opens_list(lines: list[str], at: int) -> bool:
+    """Whether the bare label at ``at`` opens the reference list: only as a final block (no heading after it) whose
+    first line is an entry (``[n]``, ``n.``, a bullet). A STORM lead section says ``References:`` in its prose, and
+    what follows it there is text, not a list."""
+    rest = [line for line in lines[at + 1:] if line.strip()]
+    return bool(rest) and bool(_MARKER_RE.match(rest[0])) and not any(ATX_HEADING_RE.match(line) for line in rest)
+
+
 def _reference_regions(lines: list[str]) -> list[tuple[int, int]]:
     """(start, end) line ranges of reference sections: a References heading to the next heading of its
-    level or higher, or a bare ``References:`` line to the next heading. Without one: the trailing block
-    of ``[n]`` lines (a trailing ``1.`` list is more likely prose than a bibliography)."""
+    level or higher, or a bare ``References:`` line opening the document's final block of entries. Without one:
+    the trailing block of ``[n]`` lines (a trailing ``1.`` list is more likely prose than a bibliography)."""
     regions: list[tuple[int, int]] = []
     in_fence = False
     i = 0
@@ -55,7 +78,8 @@ def _reference_regions(lines: list[str]) -> list[tuple[int, int]]:
             in_fence = not in_fence
         heading = None if in_fence else ATX_HEADING_RE.match(line)
         opens = not in_fence and (
-            bool(heading and is_references_title(heading.group(2))) or (heading is None and is_references_label(line))
+            bool(heading and _is_references_title(heading.group(2)))
+            or (heading is None and is_references_label(line) and _label_opens_list(lines, i))
         )
         if opens:
             level = len(heading.group(1)) if heading else 7

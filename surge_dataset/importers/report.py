@@ -71,6 +71,10 @@ COUNTING = {
                     "resolving to no corpus paper); then resolved to the corpus by that title like any reference",
     "guessed_citations": "flattened superscripts (digits after a word's closing punctuation) read as citations "
                          "of a numbered list: each one a guess, listed",
+    "quality": "per survey, notes on the source as it came (surge_dataset/importers/quality.py): headings written "
+               "twice, sections ending mid-sentence before the next heading, citations restarting at [1] in a later "
+               "section, entries of its reference list no citation names; notes only, nothing written or counted "
+               "changes",
     "evaluate_counts": "per protocol, the 'counts' `surge evaluate --protocol P` records for the written file "
                        "(it reads the file back as evaluate does). official, as the released evaluator, also "
                        "counts the [n] that opens each reference line, skips text before the first heading and "

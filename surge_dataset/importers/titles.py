@@ -34,6 +34,7 @@ from surge_dataset.survey.paper_parse import MARKDOWN_LINK_RE
 
 _BULLET_RE = re.compile(r"^\s*[-*+\u2022]\s+")
 _URL_RE = re.compile(r"<?https?://\S+>?")
+_LEADING_SEPARATOR_RE = re.compile(r"^(?:[-\u2013\u2014|:]\s+)+")
 #: ``*Title *``, ``** Title**``: emphasis with white space inside a marker (``*`` only, 1-3 of them).
 _LOOSE_EMPHASIS_RE = re.compile(r"(?<![*\w])(\*{1,3})[ \t]*([^*\n]*?[^*\s])[ \t]*\1(?![*\w])")
 #: Authors, then a bare year between separators, then the rest: ``Chen, Y., et al., 2019, Title. ...``.
@@ -121,6 +122,8 @@ def _tighten(match: re.Match[str]) -> str:
 def clean_entry(entry: str) -> str:
     """Steps 1-3 of the module's rule: the entry as the evaluator's reader should see it."""
     text = _URL_RE.sub("", MARKDOWN_LINK_RE.sub(r"\1", _BULLET_RE.sub("", entry))).strip()
+    # "[1] https://x - Title - Site" (DeepResearch Bench submissions): the separator the URL leaves opens no title
+    text = _LEADING_SEPARATOR_RE.sub("", text)
     text = _LOOSE_EMPHASIS_RE.sub(_tighten, text)
     return _bracketed_year_shape(text)
 
