@@ -1,5 +1,5 @@
 """`surge import` on small outputs in each system's own shape (written here, not copied from anyone's files), each
-holding the problems a user hit with real outputs (issue 18, item 5):
+holding the problems a user hit with real outputs:
 
 * a generation run that crashed leaves an empty file: a failure in the report and the exit status, nothing written;
 * LLMxMapReduce-V2's own ``output.json`` record carries the topic it was given, not the ground-truth title: the

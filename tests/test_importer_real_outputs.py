@@ -1,6 +1,6 @@
 """`surge import` on surveys five systems really generated (tests/fixtures/generated, origin and licence in each
 README): the import report equals the counts made by hand (tests/fixtures/generated/README.md says how), and
-`surge evaluate` counts the same in the imported folder. Then one test per shape that used to go wrong (issue 30):
+`surge evaluate` counts the same in the imported folder. Then one test per shape that used to go wrong:
 citation keys and a .bib, LaTeX, math, placeholders, failed runs, no reference list, PDF-rendered lists, Rich
 markup in messages."""
 
