@@ -17,6 +17,7 @@ from surge_dataset.llm.prompts import PROMPTS_VERSION, get_prompt
 from surge_dataset.llm.rubrics import CQS_EXAMPLES, CQS_LEVELS, SQS_LEVELS
 from surge_dataset.scoring.judges import CQS_MAX_CHARS, CQS_PAPER_MAX_CHARS, CQS_SAMPLE_SIZE
 from surge_dataset.testing import ScriptedChat
+from tests.conftest import REPO_ROOT
 from tests.support.parity import find_released_src
 
 LEVELS = range(6)
@@ -113,6 +114,9 @@ def test_no_run_of_six_words_of_the_released_prompts_is_ours(released_prompts):
         for message in messages:
             shared = _runs(message["content"]) & released
             assert not shared, (name, message["role"], sorted(" ".join(run) for run in shared))
+    # the page that sets the two rubrics side by side states the released criteria as facts, not as quotes
+    shared = _runs((REPO_ROOT / "docs" / "evaluation" / "judging.md").read_text(encoding="utf-8")) & released
+    assert not shared, sorted(" ".join(run) for run in shared)
 
 
 # ---------------------------------------------------------------------------------------- CQS: which sections
