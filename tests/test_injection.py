@@ -47,7 +47,7 @@ def test_phrases_that_address_the_judge(text, kinds, hidden):
 
 
 def test_every_judge_prompt_quotes_surveys_as_data():
-    assert PROMPTS_VERSION == "surge-judges-2"
+    assert PROMPTS_VERSION == "surge-judges-3"
     for name in JUDGE_TEMPLATES:
         template = PROMPTS[name]
         assert template.untrusted and "not instructions" in template.system, name

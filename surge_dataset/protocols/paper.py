@@ -121,11 +121,12 @@ def get_content_list(survey: GeneratedSurvey) -> list[str]:
 
 
 def logic_sample(survey: GeneratedSurvey) -> list[str]:
-    return judges.cqs_sample(get_content_list(survey))
+    """Every section with content, whole (cut only past what the judge's context takes): the paper samples nothing."""
+    return judges.cqs_texts(get_content_list(survey), PROTOCOL)
 
 
 def eval_logic_client(survey: GeneratedSurvey, judge: judges.ScoreJudge) -> float | None:
-    return judges.content_quality(get_content_list(survey), judge).value
+    return judges.content_quality(get_content_list(survey), judge, protocol=PROTOCOL).value
 
 
 def soft_heading_recall(gt_titles: Sequence[str], generated_titles: Sequence[str], encoder: shr_rules.TextEncoder) -> float | None:

@@ -16,12 +16,14 @@ from typing import Any, Protocol
 import numpy as np
 
 from surge_dataset.core.records import CONTENT_MIN_CHARS, Section, Survey
+from surge_dataset.core.vocabulary import OFFICIAL, PAPER
 from surge_dataset.llm.judge import JudgeOutcome, JudgeRequest
 from surge_dataset.llm.prompts import get_prompt
 from surge_dataset.survey import GeneratedSurvey
 
 __all__ = [
     "CQS_MAX_CHARS",
+    "CQS_PAPER_MAX_CHARS",
     "CQS_SAMPLE_SIZE",
     "CQS_SEED",
     "JudgeScore",
@@ -30,6 +32,7 @@ __all__ = [
     "content_quality",
     "cqs_requests",
     "cqs_sample",
+    "cqs_texts",
     "cut_section",
     "generated_text",
     "gt_text",
@@ -53,6 +56,10 @@ KPR_MAX_POINTS = 20
 #: Surveys are cut to this many characters in KPR prompts (about 8k tokens), so open judges with a 32k
 #: context fit; the cut is recorded as a diagnostic.
 KPR_MAX_SURVEY_CHARS = 30_000
+#: Under ``--protocol paper`` CQS reads every section whole (the paper's text samples nothing and cuts nothing);
+#: only a section the judge could not take is cut, to the budget KPR uses (about 8k tokens: with the rubric and
+#: the answer it fits an open judge's 32k context), with a ``cqs_truncated`` diagnostic.
+CQS_PAPER_MAX_CHARS = KPR_MAX_SURVEY_CHARS
 
 
 class ScoreJudge(Protocol):
@@ -196,19 +203,36 @@ def cqs_sample(sections: Sequence[str], n: int = CQS_SAMPLE_SIZE, seed: int = CQ
     return [cut_section(sections[int(i)]) for i in indices]
 
 
-def cqs_requests(sections: Sequence[str], *, style: str | None = None) -> list[JudgeRequest]:
-    """One 0-5 question per sampled section (``sections``: contents with >= 100 characters)."""
+def cqs_texts(sections: Sequence[str], protocol: str = OFFICIAL) -> list[str]:
+    """What the CQS judge reads, one text per question: under ``official`` the released sample
+    (:func:`cqs_sample`: at most 20 sections, each cut to 1,000 characters); under ``paper`` every section, in
+    order, cut only past :data:`CQS_PAPER_MAX_CHARS` (what the judge's context cannot take)."""
+    if protocol == PAPER:
+        return [cut_section(text, CQS_PAPER_MAX_CHARS) for text in sections]
+    return cqs_sample(sections)
+
+
+def cqs_requests(sections: Sequence[str], *, style: str | None = None, protocol: str = OFFICIAL) -> list[JudgeRequest]:
+    """One 0-5 question per text of :func:`cqs_texts` (``sections``: contents with >= 100 characters)."""
     return [JudgeRequest.score(get_prompt("cqs").render(section=text), 0, 5, style=style)
-            for text in cqs_sample(sections)]
+            for text in cqs_texts(sections, protocol)]
 
 
-def content_quality(sections: Sequence[str], judge: ScoreJudge, *, style: str | None = None) -> JudgeScore:
-    """CQS of one survey: mean judge score over the sampled sections; None (with a reason) if none qualify."""
-    requests = cqs_requests(sections, style=style)
+def content_quality(sections: Sequence[str], judge: ScoreJudge, *, style: str | None = None,
+                    protocol: str = OFFICIAL) -> JudgeScore:
+    """CQS of one survey: mean judge score over the texts of :func:`cqs_texts`; None (with a reason) if no
+    section qualifies. Under ``paper`` a section cut to fit the judge is named in a ``cqs_truncated`` diagnostic."""
+    requests = cqs_requests(sections, style=style, protocol=protocol)
     if not requests:
         return JudgeScore(None, None, diagnostics=[_diagnostic(
             "no_cqs_sections", f"no section (root included) has {CONTENT_MIN_CHARS} characters of content: CQS is undefined")])
-    return _aggregate("cqs", judge.run(requests))
+    score = _aggregate("cqs", judge.run(requests))
+    cut = sum(len(text) > CQS_PAPER_MAX_CHARS for text in sections) if protocol == PAPER else 0
+    if cut:
+        score.diagnostics.insert(0, _diagnostic("cqs_truncated", (
+            f"{cut} of {len(sections)} sections longer than {CQS_PAPER_MAX_CHARS:,} characters were cut there (back "
+            "to their last '.') to fit the judge's context; the rest were scored whole")))
+    return score
 
 
 # -------------------------------------------------------------------------------------------- Rel_LLM

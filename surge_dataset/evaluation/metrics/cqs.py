@@ -1,4 +1,5 @@
-"""Content quality score (CQS): an LLM judge rates up to 20 sampled sections, 0-5, averaged."""
+"""Content quality score (CQS): an LLM judge rates sections 0-5, averaged: up to 20 sampled ones cut to 1,000
+characters under ``--protocol official`` (the released evaluator), every one whole under ``paper`` (the paper's text)."""
 
 from __future__ import annotations
 
@@ -24,16 +25,18 @@ class ContentQuality(Metric):
     weighted_key = "cqs_weighted"
     order = 60
     description = (
-        "LLM judge's mean 0-5 rating of the writing (fluency, logic, redundancy, clarity, errors) of up to 20 "
-        "sampled sections of the generated survey (SurGE CQS)"
+        "LLM judge's mean 0-5 rating of the writing (fluency, logic, redundancy, clarity, errors) of the generated "
+        "survey's sections: up to 20 sampled under the official protocol, every one under paper (SurGE CQS)"
     )
 
     def requests(self, survey, config):
-        return Requests(judge=all_repeats(judges.cqs_requests(_sections(survey), style=config.judge_style), config))
+        return Requests(judge=all_repeats(judges.cqs_requests(
+            _sections(survey), style=config.judge_style, protocol=config.protocol), config))
 
     def score(self, survey, models, config):
         scores = repeated_scores(models.judge, config, lambda judge: judges.content_quality(
-            _sections(survey), judge, style=config.judge_style))
+            _sections(survey), judge, style=config.judge_style, protocol=config.protocol))
         output = judged_output(self, scores, config)
-        output.diagnostics += injection_diagnostics(self.name, judges.cqs_sample(_sections(survey)))  # as quoted
+        output.diagnostics += injection_diagnostics(  # what the judge reads, as quoted
+            self.name, judges.cqs_texts(_sections(survey), config.protocol))
         return output
