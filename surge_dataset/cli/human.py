@@ -98,8 +98,9 @@ def import_answers(
         for sid, w in figures["kendalls_w"].items():
             table.add_row(str(sid), "–" if w is None else f"{w:.3f}")
         mean = figures["mean_w"]
-        table.caption = f"mean W {'–' if mean is None else f'{mean:.3f}'} over {len(figures['kendalls_w'])} topics"
         out_console.print(table)
+        out_console.print(f"mean W {'–' if mean is None else f'{mean:.3f}'} over {len(figures['kendalls_w'])} topics "
+                          "ranked by two annotators or more", highlight=False)
     else:
         pairs = out.with_name(f"{out.stem}-pairwise.csv")
         write_csv(pairs, ("annotator", "survey_id", "first", "second", "verdict"), named_verdicts(parsed, answers))
