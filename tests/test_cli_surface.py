@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -82,3 +83,11 @@ def test_package_metadata_names_licence_and_urls() -> None:
     assert meta.get("License-Expression") == "MIT" and "LICENSE" in (meta.get_all("License-File") or [])
     urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [])
     assert urls["Paper"] == "https://arxiv.org/abs/2508.15658" and len(urls) >= 2
+
+
+def test_human_evaluation_has_commands_named_so() -> None:
+    """What a user looking for human evaluation types: `surge human export` and `surge human import`."""
+    paths = {path for path, _ in COMMANDS}
+    assert {("human", "export"), ("human", "import")} <= paths
+    result = runner.invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and re.search(r"│ human\s+Human evaluation", result.output), result.output

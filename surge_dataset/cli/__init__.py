@@ -20,6 +20,7 @@ from surge_dataset.cli import (
 )
 from surge_dataset.cli.console import console, quiet_libraries, user_errors
 from surge_dataset.cli.data import data_app
+from surge_dataset.cli.human import human_app
 from surge_dataset.cli.importing import import_outputs_command
 from surge_dataset.cli.judging import arena, judge_agreement
 from surge_dataset.cli.leaderboard import leaderboard_app
@@ -50,6 +51,7 @@ app.command("evaluate")(evaluate.evaluate)
 app.command("meta-eval")(evaluate.meta_eval)
 app.command("arena")(arena)
 app.command("judge-agreement")(judge_agreement)
+app.add_typer(human_app, name="human")
 app.command("report")(report.report)
 app.command("generate")(generate.generate)
 app.command("import")(import_outputs_command)

@@ -43,7 +43,7 @@ MARKER = ".surge-output.json"
 OutputKind = Literal[
     "dataset", "index", "retrieval-export", "official-json", "rendered-surveys",
     "imported-surveys", "generated-surveys", "metric-module", "submission",
-    "leaderboard-space",
+    "leaderboard-space", "human-packets",
 ]
 
 #: Files that are part of a kind's own format (a built dataset's metadata, an index's manifest): they prove the kind too.
@@ -65,6 +65,7 @@ _DESCRIPTION: dict[str, str] = {
     "metric-module": "an installed metric module",
     "submission": "a submission packed by `surge submit`",
     "leaderboard-space": "a leaderboard Space built by `surge leaderboard build`",
+    "human-packets": "annotation packets written by `surge human export`",
 }
 
 

@@ -47,6 +47,8 @@ __all__ = [
     "IN_CORPUS",
     "JUDGE_STYLES",
     "MALFORMED_ARCHIVE",
+    "HUMAN_PROTOCOLS",
+    "HUMAN_VERDICTS",
     "METRIC_GROUPS",
     "MODEL_KINDS",
     "NOT_FOUND",
@@ -55,9 +57,11 @@ __all__ = [
     "NO_TEX",
     "OFFICIAL",
     "OPENALEX",
+    "PAIRWISE",
     "PAPER",
     "PROTOCOLS",
     "QUIZ_ANSWERS",
+    "RANKING",
     "QUIZ_CHOICES",
     "QUIZ_UNANSWERED",
     "REFERENCE_LABELS",
@@ -73,6 +77,8 @@ __all__ = [
     "BibService",
     "BibliographyKind",
     "ChoiceError",
+    "HumanProtocol",
+    "HumanVerdict",
     "DType",
     "ImportFormat",
     "JudgeStyle",
@@ -214,6 +220,17 @@ QUIZ_ANSWERS: tuple[QuizAnswer, ...] = get_args(QuizAnswer)
 QUIZ_UNANSWERED: Final = "E"
 QUIZ_CHOICES: tuple[str, ...] = (*QUIZ_ANSWERS, QUIZ_UNANSWERED)
 
+
+#: Human evaluation (``surge human``): SurGE's blind ranking of every system's survey on a topic, or SurveyGen's
+#: pairwise comparison of two surveys.
+HumanProtocol = Literal["ranking", "pairwise"]
+RANKING: Final[HumanProtocol] = "ranking"
+PAIRWISE: Final[HumanProtocol] = "pairwise"
+HUMAN_PROTOCOLS: tuple[HumanProtocol, ...] = get_args(HumanProtocol)
+
+#: A pairwise verdict, read as "the first survey is ... the second" (SurveyGen's Table 6 protocol).
+HumanVerdict = Literal["better", "comparable", "worse"]
+HUMAN_VERDICTS: tuple[HumanVerdict, ...] = get_args(HumanVerdict)
 
 def closest_hint(name: str, known: Iterable[str]) -> str:
     """``closest: 'recall'`` when a known name is near ``name`` (difflib), else the list of known names."""

@@ -7,6 +7,9 @@
                        Spearman's rho between system rankings (bootstrap CIs over surveys), Krippendorff's
                        alpha per survey, mean absolute difference, systems whose rank changes;
 * :mod:`.rescore`   -- scoring a finished run again with another judge (cost first).
+* :mod:`.human_packets`, :mod:`.human_results` -- ``surge human``: blind packets of the systems' surveys for
+                       annotators, and their filled CSV back as ``surge meta-eval``'s human ranks;
+* :mod:`.interrater` -- agreement between annotators: Kendall's W, Cohen's and Fleiss' kappa.
 
 The pairwise questions themselves (prompt, verdict parsing, both orders) live in
 :mod:`surge_dataset.scoring.pairwise`, shared with the ``pairwise_gt`` metric. ``choix`` and ``krippendorff``
