@@ -8,7 +8,7 @@ import re
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.importers.records import PeerDocument, RefEntry
 from surge_dataset.importers.titles import entry_titles
-from surge_dataset.survey.headings import ATX_HEADING_RE, is_references_title, strip_wrapping_emphasis
+from surge_dataset.survey.headings import ATX_HEADING_RE, is_references_label, is_references_title
 from surge_dataset.survey.tree import FENCE_RE
 
 # ------------------------------------------------------------------------------------------ Markdown
@@ -44,25 +44,11 @@ def _atx(text: str) -> str:
 
 #: Reference-list titles the evaluator's rule does not know, read by the importer only (the written survey says
 #: ``# References``): DeepResearch Bench's Chinese reports close with ``## 参考文献`` or a bare ``参考文献：``.
-_OTHER_TITLES_RE = re.compile(r"^[\W_]*(?:参考文献|参考资料|参考来源|引用文献)[\W_]*$")
-_LIST_ITEM_RE = re.compile(r"^\s*(?:[-+*\u2022]\s|\d+(?:\.\d+)*[.)]?\s)")
-
-
-def _is_references_title(title: str) -> bool:
-    return is_references_title(title) or bool(_OTHER_TITLES_RE.match(strip_wrapping_emphasis(title)))
-
-
-def is_references_label(line: str) -> bool:
-    """A bare line (no heading, no list item) that names the reference list: ``References:``, ``参考文献：``."""
-    return not _LIST_ITEM_RE.match(line) and _is_references_title(line)
-
-
 def _label_opens_list(lines: list[str], at: int) -> bool:
-    """Whether the bare label at ``at`` opens the reference list: only as a final block (no heading after it) whose
-    first line is an entry (``[n]``, ``n.``, a bullet). A STORM lead section says ``References:`` in its prose, and
-    what follows it there is text, not a list."""
+    """Whether the bare label at ``at`` opens the reference list: only in the document's final block (something
+    after it, no heading). A STORM lead section says ``References:`` in its prose, and sections follow it."""
     rest = [line for line in lines[at + 1:] if line.strip()]
-    return bool(rest) and bool(_MARKER_RE.match(rest[0])) and not any(ATX_HEADING_RE.match(line) for line in rest)
+    return bool(rest) and not any(ATX_HEADING_RE.match(line) for line in rest)
 
 
 def _reference_regions(lines: list[str]) -> list[tuple[int, int]]:
@@ -78,7 +64,7 @@ def _reference_regions(lines: list[str]) -> list[tuple[int, int]]:
             in_fence = not in_fence
         heading = None if in_fence else ATX_HEADING_RE.match(line)
         opens = not in_fence and (
-            bool(heading and _is_references_title(heading.group(2)))
+            bool(heading and is_references_title(heading.group(2)))
             or (heading is None and is_references_label(line) and _label_opens_list(lines, i))
         )
         if opens:

@@ -21,7 +21,9 @@ from typing import Protocol
 #: The titles of a reference list, in one list (any case; words apart by any white space; numbered ``7.``,
 #: ``VII.`` and wrapped in punctuation or emphasis allowed, as in ``## 7. References``, ``**Bibliography:**``).
 REFERENCES_TITLES: tuple[str, ...] = ("references", "reference", "reference list", "bibliography", "works cited",
-                                      "literature cited", "cited works", "sources", "citations")
+                                      "literature cited", "cited works", "sources", "citations",
+                                      # reports written in Chinese (DeepResearch Bench's zh tasks) name theirs so
+                                      "参考文献", "参考资料", "参考来源", "引用文献")
 _WORDS = "|".join(r"\s+".join(title.split()) for title in REFERENCES_TITLES)
 _REFERENCES_TITLE_RE = re.compile(rf"^[\W_]*(?:(?:\d+(?:\.\d+)*|[ivxlc]+)[.)]?\s+)?(?:{_WORDS})[\W_]*$", re.I)
 #: A list item (bullet or number): a table of contents' "7. References" is no reference-list label.
