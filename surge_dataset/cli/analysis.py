@@ -31,7 +31,11 @@ def reference_distributions(
     """KS test of cited papers' year, years gap and citation count against the human survey's (SurveyGen Fig. 3)."""
     from surge_dataset.cli.data import open_data
     from surge_dataset.core.io import atomic_write_json
-    from surge_dataset.report.distributions import distributions_markdown, paper_lookups, reference_distributions
+    from surge_dataset.report.distributions import (
+        distributions_markdown,
+        paper_lookups,
+        reference_distributions,
+    )
     from surge_dataset.report.distributions import resolved_references as read
 
     systems = {name: read(path) for name, path in _named(details).items()}
