@@ -260,8 +260,10 @@ def test_dedupe_across_two_files(tmp_path: Path) -> None:
     assert corpus[1]["Abstract"] == "Second." and corpus[2]["Abstract"] == ""
     assert result.signals[0]["citation_count"] == 5  # the first known value wins
     assert result.signals[1]["venue_h_index"] == 7
-    assert result.signals[2] == {"citation_count": None, "year": None, "venue_h_index": None,
-                                 "author_h_indices": None, "referenced_doc_ids": []}
+    assert result.signals[2] == {"citation_count": None, "influential_citation_count": None, "year": None,
+                                 "venue_h_index": None, "venue_i10_index": None, "venue_is_core": None,
+                                 "author_h_indices": None, "author_paper_counts": None,
+                                 "author_citation_counts": None, "referenced_doc_ids": []}
     assert surveys[0]["all_cites"] == [1, 0, 2]
     assert surveys[1]["all_cites"] == [2, 0, 1]
     assert [q["original_id"] for q in queries] == [5, 6] and [q["query_id"] for q in queries] == [0, 1]

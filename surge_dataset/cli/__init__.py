@@ -10,6 +10,7 @@ from typer.core import TyperGroup
 # The command modules are imported as modules: a command function named like its module (evaluate, generate,
 # report, submit) would otherwise hide the module `surge_dataset.cli.<name>` behind the package attribute.
 from surge_dataset.cli import (
+    analysis,
     annotate,  # noqa: F401 - registers `surge data annotate` on data_app
     evaluate,
     fresh,  # noqa: F401 - registers `surge data fresh` on data_app
@@ -53,6 +54,8 @@ app.command("arena")(arena)
 app.command("judge-agreement")(judge_agreement)
 app.add_typer(human_app, name="human")
 app.command("report")(report.report)
+app.command("reference-distributions")(analysis.reference_distributions)
+app.command("discipline-anova")(analysis.discipline_anova)
 app.command("generate")(generate.generate)
 app.command("import")(import_outputs_command)
 app.add_typer(metrics_app, name="metrics")

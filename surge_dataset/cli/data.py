@@ -115,10 +115,10 @@ def data_from_surveygen(
     _warn_to_console()
     result = convert_surveygen_with_signals(files, first_survey_id=first_survey_id)
     write_official_json(out, result.surveys, result.corpus, result.queries, signals=result.signals,
-                        inputs=[("FILES", f) for f in files])
+                        inputs=[("FILES", f) for f in files], survey_meta=result.survey_meta)
     out_console.print(
         f"{out}: {len(result.surveys)} surveys, {len(result.corpus)} corpus papers, "
-        f"{len(result.queries)} queries (+ impact signals for QUAL-SG)"
+        f"{len(result.queries)} queries (+ the quality indicators of papers and surveys)"
     )
 
 
@@ -165,6 +165,15 @@ def data_stats(
     if not stats.is_surge:
         out_console.print(f"not SurGE's data: no published row (SurGE has 205 surveys and a 1,086,992-paper corpus; "
                           f"this has {stats.surveys:,} and {_number(stats.corpus_size)})", highlight=False)
+    if stats.surveygen is not None:  # SurveyGen's data: its own Table 1 beside the published row
+        sg = Table(title=f"SurveyGen Table 1 statistics of {data}")
+        for column in ("statistic", "this dataset", f"published ({stats.surveygen['source']})"):
+            sg.add_column(column, justify="left" if column == "statistic" else "right")
+        for row in stats.surveygen["rows"]:
+            sg.add_row(row["statistic"], _number(row["value"]), _number(row["published"]))
+        out_console.print(sg)
+        out_console.print("disciplines: " + ", ".join(f"{k} {n:,}" for k, n in stats.surveygen["disciplines"].items()),
+                          highlight=False)
     for note in stats.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
 

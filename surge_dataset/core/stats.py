@@ -33,6 +33,8 @@ __all__ = [
     "bootstrap_ci",
     "bootstrap_interval",
     "compare_pairs",
+    "ks_two_sample",
+    "one_way_anova",
     "paired_test",
     "paired_tests",
     "percentile_interval",
@@ -233,3 +235,40 @@ def compare_pairs(systems: Sequence[Scored], metrics: Sequence[str], *, seed: in
         rows += [{"metric": metric, "a": systems[i].name, "b": systems[j].name, **tests[i, j]}
                  for i in range(len(systems)) for j in range(i + 1, len(systems))]
     return rows
+
+
+def ks_two_sample(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
+    """Two-sample Kolmogorov-Smirnov test (``scipy.stats.ks_2samp``, two-sided, scipy's exact/asymptotic choice):
+    ``{"statistic", "p_value", "n_a", "n_b"}``; statistic and p-value None when either sample is empty. NaN values
+    are left out. No draws: nothing here is seeded."""
+    from scipy.stats import ks_2samp
+
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    if x.size == 0 or y.size == 0:
+        return {"statistic": None, "p_value": None, "n_a": int(x.size), "n_b": int(y.size)}
+    result = ks_2samp(x, y)
+    return {"statistic": float(result.statistic), "p_value": float(result.pvalue), "n_a": int(x.size),
+            "n_b": int(y.size)}
+
+
+def one_way_anova(groups: Mapping[str, Sequence[float]]) -> dict[str, Any]:
+    """One-way ANOVA (``scipy.stats.f_oneway``) of values grouped by a label (a discipline):
+    ``{"f", "p_value", "groups": {label: {"n", "mean"}}}``. NaN values are left out, and so is a group left with
+    none; F and p are None with fewer than two groups, or when every group has a single value or no spread at all
+    (scipy's F is undefined there)."""
+    from scipy.stats import f_oneway
+
+    kept = {}
+    for label, values in groups.items():
+        array = np.asarray(values, dtype=np.float64)
+        array = array[~np.isnan(array)]
+        if array.size:
+            kept[label] = array
+    summary = {label: {"n": int(v.size), "mean": float(v.mean())} for label, v in kept.items()}
+    total = sum(v.size for v in kept.values())
+    within = sum(float(((v - v.mean()) ** 2).sum()) for v in kept.values())
+    if len(kept) < 2 or total <= len(kept) or within == 0.0:
+        return {"f": None, "p_value": None, "groups": summary}
+    result = f_oneway(*kept.values())
+    return {"f": float(result.statistic), "p_value": float(result.pvalue), "groups": summary}

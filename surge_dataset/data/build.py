@@ -303,6 +303,11 @@ def build_dataset(
             meta["source_files"]["queries.json"] = file_sha256(path)
             del queries
 
+        from surge_dataset.data.surveygen_meta import pin_surveygen_configs
+
+        surveygen = pin_surveygen_configs(source, tmp)  # SurveyGen's quality indicators: their own configs
+        if surveygen:
+            meta["surveygen"] = surveygen
         if manifest is not None:  # a fresh split: its manifest travels with it (not part of the fingerprint)
             _carry_manifest(manifest_path, manifest, tmp, report, meta)
         report.counts = {config: report.counts[config] for config in (*OFFICIAL_FILES, QUIZ_CONFIG)

@@ -12,7 +12,7 @@ import yaml
 from surge_dataset.core.metadata import SURGE_BIBTEX
 from surge_dataset.data.fresh_manifest import window_text
 
-CONFIG_ORDER = ("surveys", "corpus", "queries", "quizzes")
+CONFIG_ORDER = ("surveys", "corpus", "queries", "quizzes", "surveygen_papers", "surveygen_surveys")
 
 FIELD_DOCS = {
     "surveys": [
@@ -250,6 +250,17 @@ def fresh_split_text(folder: Path, fresh: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
+def surveygen_text(counts: dict[str, int]) -> str:
+    """The card's paragraph on SurveyGen's quality indicators (``meta["surveygen"]``: config -> rows)."""
+    shown = ", ".join(f"`{config}` ({n:,} rows, split `train`)" for config, n in counts.items())
+    return (f"**SurveyGen quality indicators (not part of the SurGE release).** This data was converted from SurveyGen "
+            f"(Bao et al., 2025, arXiv:2508.17647) by `surge data from-surveygen`; its per-paper and per-survey "
+            f"indicators are kept unchanged in {shown}: citation and influential citation counts, authors' h-index, "
+            "paper and citation counts, venue h-index, i10-index and CORE status, and each survey's fields of study "
+            "and discipline (`surge_dataset.data.surveygen_meta`). `surge data stats` adds SurveyGen's Table 1 "
+            "columns, `surge reference-distributions` and `surge discipline-anova` read them.")
+
+
 def write_card(folder: Path, meta: dict[str, Any]) -> None:
     """Write ``folder/README.md`` (front matter + documentation) for the built dataset."""
     front = yaml.safe_dump(card_metadata(folder), sort_keys=False, allow_unicode=True, width=120)
@@ -288,6 +299,8 @@ def write_card(folder: Path, meta: dict[str, Any]) -> None:
         lines += ["", derived_queries_text(derived)]
     if isinstance(meta.get("quizzes"), dict):
         lines += ["", quiz_set_text(meta["quizzes"])]
+    if isinstance(meta.get("surveygen"), dict):
+        lines += ["", surveygen_text(meta["surveygen"])]
     lines += [
         "",
         f"**Split.** {meta.get('split_rule', 'n/a')}. The paper splits the 205 surveys 4:1 but does not "

@@ -11,6 +11,12 @@ Definitions (the paper gives none beyond the row names; protocol.md §1 describe
 * corpus size: the corpus papers; abstract length: whitespace-separated words of a paper's abstract, averaged
   over the papers that have one (those without are counted apart).
 
+SurveyGen's Table 1 (arXiv 2508.17647: #Docs, #Input Len, #Target Len, #Input Docs) and its §2.2 totals are added
+when the data is SurveyGen's (it has the ``surveygen_surveys`` config of ``surge data from-surveygen``), with our
+definitions, which the paper does not give: docs = surveys; target length = whitespace words of a survey's section
+texts; input docs = its ``all_cites``; input length = the words of its cited papers' abstracts (Task 3's input),
+summed per survey; sections = non-root nodes; references = the sum of ``all_cites``; and surveys per discipline.
+
 The data is SurGE's own when it has the official 205 surveys and the official corpus of 1,086,992 papers (the
 released files carry no fingerprint we could pin from here: the real files cannot be fetched on these machines);
 only then is the published column filled. Everything here is pure: :func:`dataset_statistics` reads records, and
@@ -29,8 +35,16 @@ from surge_dataset.core.records import Survey
 if TYPE_CHECKING:
     from surge_dataset.data.dataset import SurgeData
 
-__all__ = ["OFFICIAL_CORPUS_SIZE", "OFFICIAL_SURVEYS", "PAPER_TABLE1", "DatasetStatistics", "dataset_statistics",
-           "statistics_of"]
+__all__ = ["OFFICIAL_CORPUS_SIZE", "OFFICIAL_SURVEYS", "PAPER_TABLE1", "SURVEYGEN_TABLE1", "DatasetStatistics",
+           "dataset_statistics", "statistics_of", "surveygen_statistics"]
+
+#: SurveyGen's Table 1 row ("SurveyGen (ours)") and §2.2 totals: (key, label, published).
+SURVEYGEN_TABLE1: tuple[tuple[str, str, float], ...] = (
+    ("docs", "#Docs", 4200), ("input_words", "#Input Len", 11423), ("target_words", "#Target Len", 5115),
+    ("input_docs", "#Input Docs", 57.58), ("sections", "Sections (§2.2)", 115_376),
+    ("references", "References cited (§2.2)", 242_143),
+)
+SURVEYGEN_TABLE1_SOURCE = "SurveyGen paper, arXiv 2508.17647, Table 1 and §2.2 (4.2K docs; the full 4,205 surveys)"
 
 OFFICIAL_SURVEYS = 205
 OFFICIAL_CORPUS_SIZE = 1_086_992
@@ -65,6 +79,7 @@ class DatasetStatistics:
     mean_abstract_words: float | None
     papers_without_abstract: int | None
     notes: list[str] = field(default_factory=list)
+    surveygen: dict[str, Any] | None = None  # SurveyGen's Table 1 (surveygen_statistics), on SurveyGen's data only
 
     @property
     def is_surge(self) -> bool:
@@ -119,11 +134,48 @@ def dataset_statistics(surveys: Sequence[Survey], abstracts: Iterable[str | None
         corpus_size=corpus_size, mean_abstract_words=words, papers_without_abstract=without, notes=notes)
 
 
+def surveygen_statistics(surveys: Sequence[Survey], abstract_words: dict[int, int],
+                         disciplines: dict[int, str | None]) -> dict[str, Any]:
+    """SurveyGen's Table 1 quantities (module docstring): ``{"rows": [{"key", "statistic", "value", "published"}],
+    "disciplines": {name: surveys}}``; ``abstract_words``: doc id -> words of its abstract (0 or absent: none)."""
+    def words(survey: Survey) -> int:
+        return sum(len(str(node.get("content") or "").split()) for node in survey.structure)
+
+    values = {
+        "docs": len(surveys),
+        "input_words": _mean([sum(abstract_words.get(d, 0) for d in s.all_cites) for s in surveys]),
+        "target_words": _mean([words(s) for s in surveys]),
+        "input_docs": _mean([len(s.all_cites) for s in surveys]),
+        "sections": sum(max(len(s.structure) - 1, 0) for s in surveys),
+        "references": sum(len(s.all_cites) for s in surveys),
+    }
+    counted = Counter(disciplines.get(s.survey_id) or "(none)" for s in surveys)
+    return {"rows": [{"key": k, "statistic": label, "value": values[k], "published": published}
+                     for k, label, published in SURVEYGEN_TABLE1],
+            "disciplines": dict(sorted(counted.items())), "source": SURVEYGEN_TABLE1_SOURCE}
+
+
 def statistics_of(data: SurgeData) -> DatasetStatistics:
     """:func:`dataset_statistics` of a built dataset (a :class:`~surge_dataset.data.dataset.SurgeData`): its surveys,
     and its corpus abstracts streamed in batches (a dataset built without corpus.json has no corpus figures)."""
+    from dataclasses import replace
+
+    from surge_dataset.data.surveygen_meta import surveygen_metadata
+
     abstracts = None
+    words: dict[int, int] = {}
     if "corpus" in data.configs:
-        abstracts = (a for batch in data.iter_corpus_batches(columns=["abstract"])
-                     for a in batch.column("abstract").to_pylist())
-    return dataset_statistics(data.surveys(), abstracts)
+        def stream() -> Iterable[str | None]:
+            for batch in data.iter_corpus_batches(columns=["doc_id", "abstract"]):
+                for doc_id, abstract in zip(batch.column("doc_id").to_pylist(), batch.column("abstract").to_pylist(),
+                                            strict=True):
+                    words[int(doc_id)] = len(abstract.split()) if abstract else 0
+                    yield abstract
+
+        abstracts = stream()
+    stats = dataset_statistics(data.surveys(), abstracts)
+    meta = surveygen_metadata(data)
+    if meta is None:
+        return stats
+    disciplines = {survey_id: row.get("discipline") for survey_id, row in meta[1].items()}
+    return replace(stats, surveygen=surveygen_statistics(data.surveys(), words, disciplines))

@@ -42,9 +42,9 @@ Conversion rules (the choices the SurveyGen data leaves open):
   section cites; ``cite_extract_rate`` the fraction of those that resolved; ``query_id`` counts
   from 0 over all queries.
 
-Impact signals (for the QUAL-SG baseline) have no place in the official corpus schema, so they go
-to a side file, ``surveygen_signals.json``: ``{"<doc_id>": {"citation_count", "year",
-"venue_h_index", "author_h_indices", "referenced_doc_ids"}}`` (``None`` where unknown).
+Impact signals (QUAL-SG's, and every quality indicator SurveyGen's §2.3 names) have no place in the official
+schema, so they go to side files, values unchanged (:mod:`surge_dataset.data.surveygen_meta`):
+``surveygen_signals.json`` per corpus paper, ``surveygen_surveys.json`` per survey (its discipline too).
 ``referenced_doc_ids`` are citation edges between corpus papers, taken from a reference's
 ``referenced_works``: OpenAlex work ids map to a corpus paper only when that paper's metadata carries
 its own OpenAlex id (``openalex_id``, ``ids.openalex`` or ``externalIds.OpenAlex``); Semantic Scholar
@@ -67,8 +67,10 @@ from surge_dataset.core.io import atomic_write_json, reading_input
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.output_folder import claim_output_folder
 from surge_dataset.core.records import OFFICIAL_FILES, ROOT_TITLE
+from surge_dataset.data.surveygen_meta import SIGNALS_FILE, SURVEYS_FILE, paper_indicators, survey_indicators
 
-SIGNALS_FILE = "surveygen_signals.json"
+__all__ = ["SIGNALS_FILE", "SURVEYS_FILE", "SurveyGenConversion", "SurveyGenWarning", "convert_surveygen",
+           "convert_surveygen_with_signals", "write_official_json"]
 
 # "2", "2.3", "2.3.1." at the start of a title, followed by whitespace or the end. Components have at
 # most two digits so that years ("2019 Challenges") and "3D ..." are not taken for numbering.
@@ -91,6 +93,7 @@ class SurveyGenConversion:
     corpus: list[dict[str, Any]]
     queries: list[dict[str, Any]]
     signals: dict[int, dict[str, Any]] = field(default_factory=dict)
+    survey_meta: dict[int, dict[str, Any]] = field(default_factory=dict)  # survey id -> its own indicators
 
 
 # --------------------------------------------------------------------------------------------------
@@ -179,10 +182,6 @@ def _authors(metadata: dict[str, Any]) -> list[str]:
     return names
 
 
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _citation_ref_id(citation: Any) -> str | None:
     """A paragraph citation is ``{"ref_id": ...}`` (SurveyGen) or, leniently, the bare ref_id."""
     if isinstance(citation, dict):
@@ -244,14 +243,7 @@ class _CorpusBuilder:
             "Abstract": _text(metadata.get("abstract")),
             "Category": _category(metadata),
         }
-        journal = metadata.get("journal") if isinstance(metadata.get("journal"), dict) else {}
-        authors = [a for a in metadata.get("authors") or [] if isinstance(a, dict)]
-        signal = {
-            "citation_count": _int_or_none(metadata.get("citationCount")),
-            "year": int(record["Year"]) if record["Year"].isdigit() else None,
-            "venue_h_index": _int_or_none(journal.get("h_index")),
-            "author_h_indices": [_int_or_none(a.get("hIndex")) for a in authors] or None,
-        }
+        signal = {**paper_indicators(metadata), "year": int(record["Year"]) if record["Year"].isdigit() else None}
         doc_id = self.doc_ids.get(key)
         if doc_id is None:
             doc_id = len(self.records)
@@ -446,13 +438,14 @@ def convert_surveygen_with_signals(
     corpus = _CorpusBuilder(title_index)
     surveys: list[dict[str, Any]] = []
     queries: list[dict[str, Any]] = []
+    survey_meta = {first_survey_id + offset: survey_indicators(data) for offset, data in enumerate(loaded)}
     for offset, (path, data) in enumerate(zip(files, loaded, strict=True)):
         survey, survey_queries = _convert_one(
             path, data, first_survey_id + offset, corpus, len(queries), drop_caption_sections
         )
         surveys.append(survey)
         queries.extend(survey_queries)
-    return SurveyGenConversion(surveys, corpus.records, queries, corpus.finish_signals())
+    return SurveyGenConversion(surveys, corpus.records, queries, corpus.finish_signals(), survey_meta)
 
 
 def convert_surveygen(
@@ -473,6 +466,7 @@ def write_official_json(
     *,
     signals: dict[int, dict[str, Any]] | None = None,
     inputs: Sequence[tuple[str, str | Path]] = (),
+    survey_meta: dict[int, dict[str, Any]] | None = None,
 ) -> list[Path]:
     """Write ``surveys.json``, ``corpus.json``, ``queries.json`` (and the signals side file) atomically.
 
@@ -487,8 +481,8 @@ def write_official_json(
         target = out / OFFICIAL_FILES[config]
         atomic_write_json(target, records)
         written.append(target)
-    if signals is not None:
-        target = out / SIGNALS_FILE
-        atomic_write_json(target, {str(doc_id): value for doc_id, value in sorted(signals.items())})
-        written.append(target)
+    for name, side in ((SIGNALS_FILE, signals), (SURVEYS_FILE, survey_meta)):
+        if side is not None:
+            atomic_write_json(out / name, {str(key): value for key, value in sorted(side.items())})
+            written.append(out / name)
     return written
