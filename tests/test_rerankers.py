@@ -192,6 +192,39 @@ def test_a_baseline_reranks_with_rankgpt_end_to_end(system, data_and_run, tmp_pa
     assert not any(p.title in writing for p in data.corpus.get([top4[1], top4[2]]))
 
 
+def test_retrieve_reranks_each_querys_top_papers(data_and_run, tmp_path) -> None:
+    data, run = data_and_run
+    index = run.parent / "bm25"
+    plain = run_retrieval(index, data, tmp_path / "plain.trec", split="test", k=6)
+    chat = ScriptedChat(responder=_answer, model="rerank-retrieve")
+    meta = run_retrieval(index, data, tmp_path / "reranked.trec", split="test", k=6, rerank_depth=4,
+                         reranker=RankGPT(LLM(chat, cache_dir=False), window=3, step=2))
+    assert meta["rerank"] == {"reranker": "rankgpt", "window": 3, "step": 2, "passage_chars": 400, "depth": 4,
+                              "llm": "openai:rerank-retrieve"}
+    assert len(chat.requests) == 2 * plain["n_queries"]
+
+    def order(path: Path) -> dict[str, list[str]]:
+        return {q: [d for d, _ in sorted(s.items(), key=lambda kv: -kv[1])] for q, s in read_trec_run(path).items()}
+
+    before, after = order(tmp_path / "plain.trec"), order(tmp_path / "reranked.trec")
+    for qid, docs in before.items():  # the same reversal as above on the first four; the last two stay
+        assert after[qid] == [docs[3], docs[0], docs[2], docs[1], *docs[4:]]
+
+
+def test_surge_retrieve_rerank_errors_are_one_line(data_and_run) -> None:
+    from typer.testing import CliRunner
+
+    from surge_dataset.cli import app
+
+    data, run = data_and_run
+    base = ["retrieve", "--index", str(run.parent / "bm25"), "--data", str(data.path), "--out", "x.trec"]
+    result = CliRunner().invoke(app, [*base, "--rerank", "rankgtp", "--rerank-llm", "gguf:x.gguf"])
+    assert result.exit_code == 2 and "unknown re-ranker 'rankgtp' (closest: 'rankgpt')" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    result = CliRunner().invoke(app, [*base, "--rerank", "upr"])
+    assert result.exit_code == 2 and "--rerank upr needs --rerank-llm" in result.output
+
+
 def test_without_a_reranker_the_resume_key_is_unchanged() -> None:
     plain = get_generator("rag").config()
     assert not any(key.startswith("rerank") for key in plain["options"])

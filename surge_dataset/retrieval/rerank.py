@@ -205,3 +205,24 @@ def get_reranker(name: str, **options: Any) -> Reranker:
     if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         options = {k: v for k, v in options.items() if k in parameters}
     return cls(**options)
+
+
+def rerank_results(reranker: Reranker, queries: dict[str, str], results: dict[str, list[Any]],
+                   texts_of: Any, depth: int) -> dict[str, list[Any]]:
+    """Each query's first ``depth`` hits in the re-ranker's order, the rest after them as they were.
+
+    ``texts_of(doc_ids) -> texts`` gives the passages (title and abstract). The new scores are ranks turned
+    round (``len(hits) - position``): distinct and descending, so the TREC order is the re-ranker's.
+    """
+    from surge_dataset.retrieval.common import Hit
+
+    qids = [qid for qid in results if results[qid]]
+    heads = [results[qid][:depth] for qid in qids]
+    candidates = [[Candidate(h.doc_id, t) for h, t in zip(hits, texts_of([h.doc_id for h in hits]), strict=True)]
+                  for hits in heads]
+    ranked = reranker.rerank_many([queries[qid] for qid in qids], candidates)
+    out = dict(results)
+    for qid, order in zip(qids, ranked, strict=True):
+        ids = [r.id for r in order] + [h.doc_id for h in results[qid][depth:]]
+        out[qid] = [Hit(doc_id, float(len(ids) - position)) for position, doc_id in enumerate(ids)]
+    return out
