@@ -17,6 +17,8 @@ Paper selection, with the signals that exist:
      signal at all rank last; without ``signals`` this criterion is dropped;
    * content diversity: mean cosine distance of a paper to the other candidates (TF-IDF vectors of title
      + abstract, or the embedding model's vectors when given);
+   with ``-o rerank=NAME`` (``upr``, ``rankgpt``: SurveyGen's Table 5), the re-ranker's order of the
+   candidates replaces the three criteria;
 4. the ``select`` best papers (default 66, SurGE's mean number of cited papers per survey; the paper
    matched each human survey's own count, which would leak the ground truth) are kept.
 
@@ -39,6 +41,7 @@ from surge_dataset.generation import Draft, Topic, usable_papers
 from surge_dataset.llm import parse_score
 
 from .common import BaselineGenerator, TfIdf, paper_lines, paper_text, to_draft_sections
+from .reranking import Reranks
 
 IMPACT_WEIGHTS = {"citations_per_year": 0.5, "venue_h_index": 0.3, "author_h_index": 0.2}
 
@@ -110,7 +113,7 @@ def _read_signals(path: str) -> dict[str, dict[str, Any]]:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-class QualSG(BaselineGenerator):
+class QualSG(Reranks, BaselineGenerator):
     name = "qualsg"
     defaults = {
         "signals": "",  # surveygen_signals.json (impact signals and citation graph); "" = none
@@ -142,7 +145,11 @@ class QualSG(BaselineGenerator):
                 extra = _embedder(self.embedding_model).encode([paper_text(p) for p in expansion], normalize_embeddings=True)
                 vectors = np.vstack([vectors, extra])
         criteria: dict[str, np.ndarray] = {}
-        if candidates:
+        if self.rerank and candidates:  # Table 5: a re-ranker's order in place of the three criteria
+            reranked = self.rerank_papers(topic.title, candidates, llm, notes)
+            position = {id(p): rank for rank, p in enumerate(reranked, start=1)}
+            criteria[self.rerank] = np.array([float(position[id(p)]) for p in candidates])
+        elif candidates:
             criteria["relevance"] = self._relevance_ranks(topic, candidates, llm, notes)
             impact = impact_scores(candidates, signals, _year(topic.date)) if signals else []
             if any(s is not None for s in impact):

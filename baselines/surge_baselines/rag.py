@@ -3,7 +3,8 @@
 The top-k papers go to the LLM in batches of ``batch_size``; each batch is summarised with its papers'
 labels kept (one call per batch, all batches in parallel); one fusion call then writes the survey, with
 Markdown headings, from the partial summaries. Fallbacks: a fusion answer without headings becomes one
-plain-text section; an empty one is replaced by the partial summaries, one section each.
+plain-text section; an empty one is replaced by the partial summaries, one section each. With ``-o rerank=NAME``
+(``upr``, ``rankgpt``) the top-k are re-ranked first and the first ``rerank_keep`` kept (``reranking.py``).
 """
 
 from __future__ import annotations
@@ -15,14 +16,21 @@ from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, DraftSection, Topic
 
 from .common import BaselineGenerator, clean_section_text, paper_lines, parse_markdown_sections
+from .reranking import Reranks
 
 
-class RAG(BaselineGenerator):
+class RAG(Reranks, BaselineGenerator):
     name = "rag"
-    defaults = {"batch_size": 10}  # papers per summarisation call
+    defaults = {
+        "batch_size": 10,  # papers per summarisation call
+        "rerank_keep": 0,  # with -o rerank=NAME: papers kept after re-ranking (0 = all)
+    }
 
     def generate(self, topic: Topic, papers: Sequence[Paper], llm: Any) -> Draft:
         notes: list[str] = []
+        if self.rerank:
+            papers = self.rerank_papers(topic.title, papers, llm, notes)
+            papers = papers[: self.rerank_keep] if self.rerank_keep > 0 else papers
         labelled = self.labelled(papers)
         size = max(1, self.batch_size)
         batches = [labelled[i : i + size] for i in range(0, len(labelled), size)]

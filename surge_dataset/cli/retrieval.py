@@ -142,6 +142,12 @@ def retrieve(
     min_cites: int = typer.Option(0, "--min-cites", help="Only queries of surveys whose GT cites at least N papers."),
     exclude_empty: bool = typer.Option(
         False, "--exclude-empty", help="Skip surveys that cite nothing or have no section with 100 characters."),
+    rerank: str | None = typer.Option(
+        None, "--rerank", help="Re-rank each query's top papers: upr, rankgpt (or a surge.rerankers plugin)."),
+    rerank_llm: str | None = typer.Option(
+        None, "--rerank-llm", help="The re-ranker's LLM: gguf:<file> or hf:<model> (upr, rankgpt), openai:<model> "
+                                   "(rankgpt; upr only where the server echoes prompt log-probabilities)."),
+    rerank_depth: int = typer.Option(100, "--rerank-depth", help="Papers re-ranked per query (the rest follow)."),
 ) -> None:
     """Retrieve the top-k papers for each query of a split and write a TREC run."""
     from surge_dataset.data.filters import SurveyFilter
@@ -155,12 +161,27 @@ def retrieve(
     kwargs: dict[str, Any] = {"batch_size": batch_size}
     if model is not None:
         kwargs["model"] = str(model)
+    if rerank:
+        kwargs.update(reranker=_reranker(rerank, rerank_llm), rerank_depth=rerank_depth)
     meta = run_retrieval(index, _open_data(data), out, split=queries, query_type=query_type, k=k,
                          date_cutoff=date_cutoff, survey_filter=survey_filter, **kwargs)
     out_console.print(
         f"{out}: {meta['n_queries']} queries ({query_type}, split {queries}), top {k} from {index} "
-        f"({meta['index_kind']}{', date cutoff' if date_cutoff else ''}) in {meta['seconds']:.1f} s"
+        f"({meta['index_kind']}{', date cutoff' if date_cutoff else ''}"
+        f"{f', re-ranked by {rerank}' if rerank else ''}) in {meta['seconds']:.1f} s"
     )
+
+
+def _reranker(name: str, llm: str | None) -> Any:
+    """``--rerank NAME --rerank-llm SPEC`` -> the re-ranker (an unknown name: one line naming the closest)."""
+    from surge_dataset.core.errors import SettingError
+    from surge_dataset.llm import make_llm
+    from surge_dataset.retrieval.rerank import get_reranker, reranker_class
+
+    reranker_class(name)
+    if not llm:
+        raise SettingError(f"--rerank {name} needs --rerank-llm (gguf:<file>, hf:<model> or openai:<model>)")
+    return get_reranker(name, llm=make_llm(llm))
 
 
 def retrieval_eval(

@@ -118,6 +118,10 @@ class PlaceholderLLM:
                 on_answer(index, completion)
         return completions
 
+    def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
+        """A re-ranker's scoring in a dry run: zeros (nothing is sent; the order stays the retrieval's)."""
+        return [[0.0] for _ in pairs]
+
 
 @dataclass
 class GenerationEstimate:

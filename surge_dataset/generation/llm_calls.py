@@ -100,6 +100,10 @@ class PromptFitter:
             return None
         return context - min(max_new_tokens, context // 2) - self.MARGIN
 
+    def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
+        """The wrapped LLM's (a re-ranker's scoring, e.g. UPR): no answer text, so nothing to record but the stage."""
+        return self.llm.continuation_logprobs(pairs)
+
     def fit(
         self, stage: str, template: Any, values: Mapping[str, Any], conversation: list[dict[str, str]], max_new_tokens: int
     ) -> tuple[list[dict[str, str]], dict[str, Any] | None]:

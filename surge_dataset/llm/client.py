@@ -154,6 +154,37 @@ class LLM:
             return np.zeros((0, len(choices) + 1))
         return np.asarray([cached[k] for k in keys], dtype=np.float64)
 
+    @property
+    def supports_logprobs(self) -> bool:
+        """Whether the backend can read the log-probabilities of a given text (local models; some servers)."""
+        return hasattr(self.backend, "continuation_logprobs")
+
+    def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
+        """Per (prompt, continuation): the log-probability of each continuation token given what precedes it.
+
+        Cached like answers (keyed by the backend identity and the two texts); pairs asked twice are computed once.
+        A backend that cannot read them (a chat-only server, a scripted model) is an ``LLMConfigurationError``.
+        """
+        if not self.supports_logprobs:
+            raise LLMConfigurationError(
+                f"{self.spec} cannot read token log-probabilities of a given text; this needs an hf: or gguf: model, "
+                "or an openai: server whose completions endpoint echoes prompt log-probabilities (vLLM, llama.cpp)"
+            )
+        keys = [self._key("continuation-logprobs", ((prompt, continuation),), None) for prompt, continuation in pairs]
+        cached = self.cache.get_many(keys)
+        todo = list(dict.fromkeys(k for k in keys if k not in cached))
+        self.stats.add(requested=len(keys), cache_hits=sum(1 for k in keys if k in cached))
+        if todo:
+            first = {}
+            for index, key in enumerate(keys):
+                first.setdefault(key, index)
+            self.stats.add(sent=len(todo))
+            rows = self.backend.continuation_logprobs([tuple(pairs[first[k]]) for k in todo])  # type: ignore[attr-defined]
+            fresh = {k: [float(x) for x in row] for k, row in zip(todo, rows, strict=True)}
+            self.cache.put_many(fresh)
+            cached.update(fresh)
+        return [list(cached[k]) for k in keys]
+
     def __repr__(self) -> str:
         return f"LLM({self.backend!r}, cache={self.cache!r})"
 

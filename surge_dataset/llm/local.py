@@ -375,6 +375,12 @@ class TransformersBackend:
                 out[index, -1] = mass
         return out
 
+    def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
+        """Per (prompt, continuation): each continuation token's log-probability (:mod:`.logprobs`; UPR)."""
+        from surge_dataset.llm.logprobs import local_continuation_logprobs
+
+        return local_continuation_logprobs(self, pairs, self.batch_size)
+
     def __repr__(self) -> str:
         return f"TransformersBackend({str(self.spec)!r}, batch_size={self.batch_size})"
 

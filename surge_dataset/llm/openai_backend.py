@@ -180,6 +180,13 @@ class OpenAIBackend:
                         other.cancel()
                     raise future.exception()  # type: ignore[misc]
 
+    def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
+        """Per (prompt, continuation): each continuation token's log-probability, when the server echoes prompt
+        log-probabilities (completions API); else an ``LLMConfigurationError`` saying so (:mod:`.logprobs`)."""
+        from surge_dataset.llm.logprobs import server_continuation_logprobs
+
+        return server_continuation_logprobs(self, pairs)
+
     def __repr__(self) -> str:
         return f"OpenAIBackend({self.model!r}, base_url={redact_url(self.base_url)!r}, concurrency={self.concurrency})"
 

@@ -2,7 +2,8 @@
 
 Heavy libraries (bm25s, torch, faiss, ranx) are imported inside the functions that need them, so
 importing this package is cheap. :func:`open_index` finds the searcher of an index folder in the index
-registry (:mod:`.registry`: built-in kinds, :func:`register_index`, the ``surge.indexes`` entry points).
+registry (:mod:`.registry`: built-in kinds, :func:`register_index`, the ``surge.indexes`` entry points);
+:func:`get_reranker` finds a re-ranker (``upr``, ``rankgpt``) in :mod:`.rerank`'s.
 """
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ from surge_dataset.retrieval.registry import (
     open_index,
     register_index,
     unregister_index,
+)
+from surge_dataset.retrieval.rerank import (
+    Candidate,
+    Ranked,
+    Reranker,
+    get_reranker,
+    register_reranker,
+    reranker_names,
+    unregister_reranker,
 )
 from surge_dataset.retrieval.runs import (
     QUERY_TYPES,
@@ -37,9 +47,12 @@ __all__ = [
     "METRICS",
     "QUERY_TYPES",
     "BM25Index",
+    "Candidate",
     "DenseEncoder",
     "DenseIndex",
     "Hit",
+    "Ranked",
+    "Reranker",
     "RetrievalQuery",
     "available_index_kinds",
     "build_bm25_index",
@@ -47,6 +60,7 @@ __all__ = [
     "encode_corpus",
     "evaluate_run",
     "export_retrieval",
+    "get_reranker",
     "index_kinds",
     "load_qrels",
     "load_queries",
@@ -55,10 +69,13 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "register_index",
+    "register_reranker",
+    "reranker_names",
     "retrieve",
     "run_retrieval",
     "to_day",
     "unregister_index",
+    "unregister_reranker",
     "write_trec_qrels",
     "write_trec_run",
 ]

@@ -33,6 +33,7 @@ from surge_dataset.retrieval.common import (
     Hit,
     Searcher,
     day_to_iso,
+    document_text,
     ranked,
     ranked_hits,
     read_manifest,
@@ -302,14 +303,26 @@ def run_retrieval(
     k: int = 1000,
     date_cutoff: bool = False,
     survey_filter: SurveyFilter | None = None,
+    reranker: Any = None,
+    rerank_depth: int = 100,
     **index_kwargs: Any,
 ) -> dict[str, Any]:
-    """Open ``index``, retrieve for a split's query set, write ``out`` (TREC) and its sidecar; return the sidecar."""
+    """Open ``index``, retrieve for a split's query set, write ``out`` (TREC) and its sidecar; return the sidecar.
+
+    ``reranker`` (a :class:`~surge_dataset.retrieval.rerank.Reranker`): each query's first ``rerank_depth`` papers
+    are put in its order before the run is written (``surge retrieve --rerank``)."""
     start = time.perf_counter()
     survey_filter = survey_filter or SurveyFilter()
     queries = load_queries(data, split, query_type, survey_filter)  # a wrong split fails before the index loads
     searcher = open_index(index, **index_kwargs)
     results = retrieve(searcher, queries, k, date_cutoff=date_cutoff)
+    if reranker is not None:
+        from surge_dataset.retrieval.rerank import rerank_results
+
+        def texts_of(doc_ids: list[int]) -> list[str]:
+            return [document_text(p.title, p.abstract) if p is not None else "" for p in data.corpus.get(doc_ids)]
+
+        results = rerank_results(reranker, {q.qid: q.text for q in queries}, results, texts_of, rerank_depth)
     manifest = read_manifest(index)
     metadata = {
         "index": str(index),
@@ -328,6 +341,8 @@ def run_retrieval(
         ),
         "filters": survey_filter.as_dict(),  # --min-cites / --exclude-empty (surge_dataset/data/filters.py)
         "ties": TIE_RULE,
+        **({"rerank": {**reranker.describe(), "depth": rerank_depth,
+                       "llm": str(getattr(getattr(reranker, "llm", None), "spec", None))}} if reranker is not None else {}),
         "seconds": round(time.perf_counter() - start, 3),
     }
     if date_cutoff:
