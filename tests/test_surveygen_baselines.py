@@ -91,6 +91,15 @@ def test_naive_rag_writes_from_the_top_k_papers_k_the_human_surveys_count(data: 
     assert (info["k"], info["k_source"], len(info["selected"])) == (5, "option", 5)
 
 
+
+@pytest.mark.parametrize("garbage", ["", "#", "1.\n2.\n- \n**", "## References\n[1] x"])
+def test_naive_rag_survives_garbage_answers(data: SurgeData, run: Path, tmp_path: Path, garbage: str) -> None:
+    llm = LLM(ScriptedChat(responder=lambda messages: garbage), cache_dir=False)
+    report = generate_surveys(data, get_generator(NAIVE, **SMALL), llm, tmp_path / "out", [0], run=run, top_k=30)
+    assert report.generated == [0], report.failed
+    markdown = (tmp_path / "out" / "0" / "survey.md").read_text(encoding="utf-8")
+    assert markdown.startswith(f"# {data.survey(0).survey_title}\n") and "\n## " in markdown
+
 # ------------------------------------------------------------------------------ QUAL-SG: Table 7 by hand
 #
 # Four candidates, retrieval order P0..P3, K = 2.
