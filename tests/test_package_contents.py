@@ -116,7 +116,7 @@ def test_the_wheel_installs_surge_dataset_and_surge_baselines_only(wheel: Path) 
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     generators = zipfile.ZipFile(wheel).read(entry_points).decode().split("[surge.generators]")[1].split("\n[")[0]
     targets = [line.split("=", 1)[1].strip() for line in generators.strip().splitlines()]
-    assert len(targets) == 7 and all(t.startswith("surge_baselines.") for t in targets), targets
+    assert len(targets) == 8 and all(t.startswith("surge_baselines.") for t in targets), targets
     for target in targets:  # every entry point names a module the wheel holds
         module = target.split(":")[0]
         assert f"{module.replace('.', '/')}.py" in names, target

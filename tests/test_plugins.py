@@ -27,7 +27,7 @@ from tests.support.openai_server import ScriptedOpenAIServer
 
 from .conftest import REPO_ROOT
 
-BUILT_IN = {"rag", "autosurvey", "stepsurvey", "surveyforge", "qualsg", "llm_only", "guided"}
+BUILT_IN = {"rag", "autosurvey", "stepsurvey", "surveyforge", "naive_rag", "qualsg", "llm_only", "guided"}
 PLUGIN_MODULE = "surge_toy_plugin"
 
 PLUGIN_SOURCE = '''

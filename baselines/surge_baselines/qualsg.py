@@ -1,16 +1,19 @@
 """``qualsg``: QUAL-SG (the SurveyGen paper's quality-aware RAG, protocol.md §8), then outline + sections.
 
-Paper selection, with the signals that exist:
+QUAL-SG is :mod:`Naive-RAG <.naive_rag>` with a different choice of its K papers. Paper selection, with the
+signals that exist:
 
 1. semantic top-n: the run's top-k; re-ordered by cosine similarity of topic and abstract when
    ``embedding_model`` (a sentence-transformers folder or id) is given, else the run's order as is
    (a dense run already is a semantic ranking);
 2. co-citation expansion, only when ``signals`` names a citation graph (``surveygen_signals.json`` of
    ``surge data from-surveygen``: ``referenced_doc_ids`` per paper): corpus papers cited by at least two
-   candidates are added, the ``max_expansion`` most co-cited first, none dated after the survey;
-3. re-ranking by the mean of three ranks:
+   candidates are added, the ``max_expansion`` most co-cited first (0: none), none dated after the survey;
+3. re-ranking by the mean of the ranks under the criteria switched on (``relevance``, ``impact``,
+   ``diversity``; each false drops that criterion from the mean, one Table 7 row each):
    * topical relevance: an LLM judge's 1-5 rating per candidate (``llm_relevance``; unreadable answers
-     rank after readable ones, ties keep the retrieval order); without it, the retrieval order;
+     rank after readable ones, ties keep the retrieval order); ``llm_relevance=false`` ranks this criterion
+     by the retrieval order instead (a cheaper stand-in for the judge, not an ablation);
    * academic impact (only with ``signals``): 0.5 x citations per year + 0.3 x venue h-index + 0.2 x
      (first + last author h-index), each bucketed into 4 levels by percentile within the candidates;
      a missing component is left out and the weights of the others renormalised; papers with no
@@ -19,18 +22,21 @@ Paper selection, with the signals that exist:
      + abstract, or the embedding model's vectors when given);
    with ``-o rerank=NAME`` (``upr``, ``rankgpt``: SurveyGen's Table 5), the re-ranker's order of the
    candidates replaces the three criteria;
-4. the ``select`` best papers (default 66, SurGE's mean number of cited papers per survey; the paper
-   matched each human survey's own count, which would leak the ground truth) are kept.
+   ties of the mean rank keep the order of step 1 (then the co-cited papers); with every criterion off,
+   that order is the ranking;
+4. the K best papers are kept: K = ``select``, 0 (the default) = each human survey's own reference count,
+   as in the paper; a number fixes K for every survey.
 
-Writing follows SurveyGen's Task 2: an outline with section descriptions, then every section in
-parallel from its most similar selected papers.
+Table 7's "w/o topical relevance" removes the relevance-based *ranking* (the paper's item (2)): the
+judge's rating leaves the mean rank, while the semantic retrieval of step 1, which builds the candidate pool,
+stays. That is ``relevance=false``. Writing follows SurveyGen's Task 2 (:meth:`NaiveRAG.write`).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +46,12 @@ from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic, usable_papers
 from surge_dataset.llm import parse_score
 
-from .common import BaselineGenerator, TfIdf, paper_lines, paper_text, to_draft_sections
+from .common import TfIdf, paper_lines, paper_text
+from .naive_rag import NaiveRAG
 from .reranking import Reranks
 
+#: The re-ranking criteria, each an option that Table 7's ablations switch off one at a time.
+CRITERIA = ("relevance", "impact", "diversity")
 IMPACT_WEIGHTS = {"citations_per_year": 0.5, "venue_h_index": 0.3, "author_h_index": 0.2}
 
 
@@ -101,80 +110,99 @@ def ranks(keys: Sequence[tuple]) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=2)
-def _embedder(name: str) -> Any:
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(name, trust_remote_code=False)
-
-
 @functools.lru_cache(maxsize=4)
 def _read_signals(path: str) -> dict[str, dict[str, Any]]:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-class QualSG(Reranks, BaselineGenerator):
+def score_ranks(scores: Sequence[float | None]) -> np.ndarray:
+    """Ranks of scores, highest first; ``None`` (no score) after every score; ties: the given order."""
+    return ranks([(s is None, -(s or 0.0), i) for i, s in enumerate(scores)])
+
+
+def mean_distances(x: np.ndarray) -> np.ndarray:
+    """Each row's mean cosine distance to the other rows (rows L2-normalised): the paper's S_d."""
+    n = len(x)
+    similarity = x @ x.T
+    return (n - 1 - (similarity.sum(axis=1) - np.diag(similarity))) / max(1, n - 1)
+
+
+def diversity_ranks(distances: Sequence[float]) -> np.ndarray:
+    """Ranks of the mean distances, farthest first (ties: the given order)."""
+    return ranks([(-round(float(d), 9), i) for i, d in enumerate(distances)])
+
+
+def mean_rank_order(criteria: Mapping[str, np.ndarray], n: int) -> list[int]:
+    """The ``n`` candidates' indices by their mean rank over ``criteria`` (ties, or no criterion: as given)."""
+    mean = np.mean(np.vstack(list(criteria.values())), axis=0) if criteria else np.zeros(n)
+    return sorted(range(n), key=lambda i: (float(mean[i]), i))
+
+
+class QualSG(Reranks, NaiveRAG):
     name = "qualsg"
     defaults = {
         "signals": "",  # surveygen_signals.json (impact signals and citation graph); "" = none
-        "embedding_model": "",  # sentence-transformers model for semantic order and diversity; "" = TF-IDF
-        "llm_relevance": True,  # LLM-judged topical relevance (one short call per candidate)
-        "select": 66,  # papers kept after re-ranking
-        "max_expansion": 50,  # co-cited papers added at most
+        "relevance": True,  # relevance criterion in the mean rank (false: Table 7 "w/o topical relevance")
+        "impact": True,  # impact criterion (false: "w/o academic impact"); needs signals
+        "diversity": True,  # diversity criterion (false: "w/o content diversity")
+        "llm_relevance": True,  # relevance by an LLM judge (one short call per candidate); false: retrieval order
+        "max_expansion": 50,  # co-cited papers added at most (0: "w/o co-cited expansion")
     }
-
-    def bind(self, data: Any) -> None:
-        self.corpus = getattr(data, "corpus", None)
 
     def generate(self, topic: Topic, papers: Sequence[Paper], llm: Any) -> Draft:
         notes: list[str] = []
+        selected, info = self.select_papers(topic, papers, llm, notes)
+        return self.write(topic, selected, llm, notes, info)
+
+    def select_papers(self, topic: Topic, papers: Sequence[Paper], llm: Any, notes: list[str]) -> tuple[list[Paper], dict]:
+        """Steps 1-4 of the module docstring: the K papers kept, and what the sidecar records of the choice."""
         signals = _read_signals(self.signals) if self.signals else {}
-        candidates = list(papers)
-        vectors = None
-        if self.embedding_model and candidates:
-            model = _embedder(self.embedding_model)
-            vectors = model.encode([paper_text(p) for p in candidates], normalize_embeddings=True)
-            query = model.encode([topic.title], normalize_embeddings=True)[0]
-            order = sorted(range(len(candidates)), key=lambda i: (-float(vectors[i] @ query), i))
-            candidates, vectors = [candidates[i] for i in order], vectors[order]
+        candidates, vectors = self.semantic_order(topic, papers)
         n_retrieved = len(candidates)
-        expansion = self._co_cited(candidates, signals, topic) if signals else []
+        expansion = self._co_cited(candidates, signals, topic) if signals and self.max_expansion > 0 else []
         if expansion:
             candidates += expansion
             if vectors is not None:
-                extra = _embedder(self.embedding_model).encode([paper_text(p) for p in expansion], normalize_embeddings=True)
-                vectors = np.vstack([vectors, extra])
+                vectors = np.vstack([vectors, self.embed(expansion)])
         criteria: dict[str, np.ndarray] = {}
         if self.rerank and candidates:  # Table 5: a re-ranker's order in place of the three criteria
             reranked = self.rerank_papers(topic.title, candidates, llm, notes)
             position = {id(p): rank for rank, p in enumerate(reranked, start=1)}
             criteria[self.rerank] = np.array([float(position[id(p)]) for p in candidates])
-        elif candidates:
-            criteria["relevance"] = self._relevance_ranks(topic, candidates, llm, notes)
-            impact = impact_scores(candidates, signals, _year(topic.date)) if signals else []
-            if any(s is not None for s in impact):
-                criteria["impact"] = ranks([(s is None, -(s or 0.0), i) for i, s in enumerate(impact)])
-            x = vectors if vectors is not None else TfIdf([paper_text(p) for p in candidates]).matrix
-            similarity = x @ x.T
-            n = len(candidates)
-            distance = (n - 1 - (similarity.sum(axis=1) - np.diag(similarity))) / max(1, n - 1)
-            criteria["diversity"] = ranks([(-round(float(d), 9), i) for i, d in enumerate(distance)])
-        mean_rank = np.mean(np.vstack(list(criteria.values())), axis=0) if criteria else np.zeros(0)
-        order = sorted(range(len(candidates)), key=lambda i: (float(mean_rank[i]), i))
-        selected = [candidates[i] for i in order[: max(1, self.select)]]
+        else:
+            criteria.update(self._criteria(topic, candidates, vectors, signals, llm, notes))
+        k, k_source = self.k_of(topic)
+        order = mean_rank_order(criteria, len(candidates))
+        selected = [candidates[i] for i in order[:k]]
+        if len(candidates) < k:
+            notes.append(f"K = {k} but there are {len(candidates)} candidates: all kept (raise --top-k)")
+        if not signals:
+            notes.append("no signals file: no co-citation expansion, impact criterion dropped")
         info = {
             "retrieved": n_retrieved,
             "co_cited_added": [p.doc_id for p in expansion],
             "criteria": list(criteria),
+            "switched_off": [c for c in CRITERIA if not getattr(self, c)],
+            "k": k,
+            "k_source": k_source,
             "selected": [p.doc_id for p in selected],
         }
-        if not signals:
-            notes.append("no signals file: no co-citation expansion, impact criterion dropped")
-        index = TfIdf([paper_text(p) for p in selected])
-        outline = self.plan_outline(topic.title, selected, llm, notes, index)
-        self.route_papers(outline, selected, index)
-        texts = self.write_items(llm, topic.title, outline, self.leaves(outline), selected)
-        return Draft(topic.title, to_draft_sections(outline, texts), self.sources(selected), notes, extra=info)
+        return selected, info
+
+    def _criteria(self, topic: Topic, candidates: list[Paper], vectors: np.ndarray | None, signals: dict,
+                  llm: Any, notes: list[str]) -> dict[str, np.ndarray]:
+        """Each switched-on criterion's ranks of the candidates (Table 7's ablations switch them off one by one)."""
+        criteria: dict[str, np.ndarray] = {}
+        if candidates and self.relevance:
+            criteria["relevance"] = self._relevance_ranks(topic, candidates, llm, notes)
+        if candidates and self.impact and signals:
+            impact = impact_scores(candidates, signals, _year(topic.date))
+            if any(s is not None for s in impact):
+                criteria["impact"] = score_ranks(impact)
+        if candidates and self.diversity:
+            x = vectors if vectors is not None else TfIdf([paper_text(p) for p in candidates]).matrix
+            criteria["diversity"] = diversity_ranks(mean_distances(x))
+        return criteria
 
     def _relevance_ranks(self, topic: Topic, candidates: list[Paper], llm: Any, notes: list[str]) -> np.ndarray:
         if not self.llm_relevance:
@@ -187,7 +215,7 @@ class QualSG(Reranks, BaselineGenerator):
         unreadable = sum(s is None for s in scores)
         if unreadable:
             notes.append(f"relevance unreadable for {unreadable} of {len(scores)} candidates: ranked after the others")
-        return ranks([(s is None, -(s or 0), i) for i, s in enumerate(scores)])
+        return score_ranks(scores)
 
     def _co_cited(self, candidates: list[Paper], signals: dict[str, dict[str, Any]], topic: Topic) -> list[Paper]:
         corpus = getattr(self, "corpus", None)

@@ -63,7 +63,7 @@ class GenerationConfig:
     also builds :attr:`generator` (that is what checks the system's name and options)."""
 
     system: str = setting(
-        help="rag, autosurvey, stepsurvey, surveyforge, qualsg, llm_only, guided, any generator an installed "
+        help="rag, autosurvey, stepsurvey, surveyforge, naive_rag, qualsg, llm_only, guided, any generator an installed "
              "package declares in the surge.generators entry-point group, or module:Class.")
     llm: str = setting(help="openai:<model>, hf:<model id or folder> or gguf:<file>.")
     run: Path | None = setting(
