@@ -162,6 +162,26 @@ register(PromptTemplate(
     ),
 ))
 
+# Rel_LLM per section (SurveyGen Appendix D.1's Relevance_LLM). A new template: PROMPTS_VERSION is unchanged
+# because no earlier template changed (a new name cannot meet an old cached answer).
+register(PromptTemplate(
+    name="rel_llm_section",
+    untrusted=("reference_outline", "section"),
+    description="Rel_LLM per section: is one generated section relevant to the human-written survey? 1 or 0.",
+    system=_JUDGE_SYSTEM,
+    user=(
+        "The outline of a survey on the topic \"{title}\" written by human experts follows, as Markdown "
+        "headings, and then one section of a survey on the same topic written by a generation system: its "
+        "heading and the start of its text.\n\n"
+        "Human outline:\n<<<\n{reference_outline}\n>>>\n\n"
+        "Generated section:\n<<<\n{section}\n>>>\n\n"
+        + _IGNORE +
+        "Is this section relevant to the human-written survey, i.e. does it treat a subject that the human "
+        "survey covers or that plainly belongs in it? Reply 1 if it is relevant and 0 if it is not, and "
+        "nothing else."
+    ),
+))
+
 register(PromptTemplate(
     name="kpr_extract",
     untrusted=("survey",),

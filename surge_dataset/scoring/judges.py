@@ -1,4 +1,5 @@
-"""LLM-judged metrics: SQS and CQS (SurGE, protocol.md §4), Rel_LLM and KPR (SurveyGen, §8).
+"""LLM-judged metrics: SQS and CQS (SurGE, protocol.md §4), Rel_LLM (whole outline and per section) and KPR
+(SurveyGen, §8).
 
 Each metric is split in two pure parts: building the judge requests from the surveys, and turning the
 judge's outcomes into a number plus diagnostics. The judge is injected (anything with
@@ -19,7 +20,9 @@ from surge_dataset.core.records import CONTENT_MIN_CHARS, Section, Survey
 from surge_dataset.core.vocabulary import OFFICIAL, PAPER
 from surge_dataset.llm.judge import JudgeOutcome, JudgeRequest
 from surge_dataset.llm.prompts import get_prompt
+from surge_dataset.scoring.surveygen_metrics import generated_top_level_nodes, is_non_content_section
 from surge_dataset.survey import GeneratedSurvey
+from surge_dataset.survey.model import walk_nodes
 
 __all__ = [
     "CQS_MAX_CHARS",
@@ -42,6 +45,9 @@ __all__ = [
     "kpr_extract_request",
     "rel_llm",
     "rel_llm_request",
+    "rel_llm_section_requests",
+    "rel_llm_sections",
+    "relevance_sections",
     "render_gt_outline",
     "sqs_request",
     "structure_quality",
@@ -60,6 +66,10 @@ KPR_MAX_SURVEY_CHARS = 30_000
 #: only a section the judge could not take is cut, to the budget KPR uses (about 8k tokens: with the rubric and
 #: the answer it fits an open judge's 32k context), with a ``cqs_truncated`` diagnostic.
 CQS_PAPER_MAX_CHARS = KPR_MAX_SURVEY_CHARS
+#: Rel_LLM per section quotes a section's heading and the first this-many characters of its text (about 500
+#: tokens: enough to tell what the section is about, and one survey's questions stay cheap); the cut is recorded
+#: as a diagnostic, as KPR's is.
+REL_SECTION_MAX_CHARS = 2_000
 
 
 class ScoreJudge(Protocol):
@@ -251,6 +261,72 @@ def rel_llm(title: str, gt_outline: str, generated_outline: str, judge: ScoreJud
     if request is None:
         return JudgeScore(1.0, 1.0, diagnostics=[_diagnostic("short_outline", "generated headings under 5 characters: Rel_LLM = 1")])
     return _aggregate("rel_llm", judge.run([request]))
+
+
+# ------------------------------------------------------------------------------------ Rel_LLM per section
+
+
+def relevance_sections(parsed: GeneratedSurvey) -> list[tuple[str, str]]:
+    """The sections S of SurveyGen's Relevance_LLM (Appendix D.1), as (heading, text) pairs.
+
+    S is the generated survey's top-level sections, as structural overlap reads them
+    (:func:`~surge_dataset.scoring.surveygen_metrics.generated_top_level_nodes`: a lone title heading is read
+    one level down, so the survey's own title is not a section), without:
+
+    * non-content sections (references, bibliography, acknowledgements, funding...): they say nothing about the
+      topic, so asking whether they are relevant would only measure whether a survey has a reference list;
+    * empty headings (a blank title, or no text in the section nor in any of its subsections): a bare heading
+      is an outline entry, which Rel_LLM (the whole outline) already judges, not a section to read.
+
+    The text is the section's own content, then each subsection as a Markdown heading and its content
+    (non-content subsections left out).
+    """
+    sections = []
+    for node in generated_top_level_nodes(parsed):
+        parts, has_text = [], False
+        for sub, depth in walk_nodes(node, prune=lambda n: is_non_content_section(n.title)):
+            if depth > 0:
+                parts.append("#" * (depth + 1) + " " + sub.title)
+            if sub.content.strip():
+                parts.append(sub.content.strip())
+                has_text = True
+        if node.title.strip() and has_text:
+            sections.append((node.title.strip(), "\n\n".join(parts)))
+    return sections
+
+
+def _section_quote(heading: str, text: str, max_chars: int) -> str:
+    return f"# {heading}\n\n{_cut(text, max_chars)[0]}"
+
+
+def rel_llm_section_requests(title: str, gt_outline: str, sections: Sequence[tuple[str, str]], *,
+                             max_chars: int = REL_SECTION_MAX_CHARS) -> list[JudgeRequest]:
+    """One 0/1 question per section of :func:`relevance_sections`: is it relevant to the human survey?"""
+    prompt = get_prompt("rel_llm_section")
+    return [JudgeRequest.score(prompt.render(title=title, reference_outline=gt_outline,
+                                             section=_section_quote(heading, text, max_chars)), 0, 1)
+            for heading, text in sections]
+
+
+def rel_llm_sections(title: str, gt_outline: str, sections: Sequence[tuple[str, str]], judge: ScoreJudge, *,
+                     max_chars: int = REL_SECTION_MAX_CHARS) -> JudgeScore:
+    """Relevance_LLM = (1/|S|) Σ_s I_relevant(s, H): the share of the sections the judge finds relevant.
+
+    0 (not asked) without sections, with a ``no_sections`` diagnostic; an unreadable answer is missing, left
+    out of the share and counted (as KPR's).
+    """
+    if not sections:
+        return JudgeScore(0.0, None, diagnostics=[_diagnostic(
+            "no_sections", "no generated section with a heading and text (references excluded): rel_llm_sections = 0")])
+    score = _aggregate("rel_llm_sections", judge.run(rel_llm_section_requests(title, gt_outline, sections,
+                                                                              max_chars=max_chars)))
+    score.weighted = None  # a 0/1 answer has no meaningful weighted variant here
+    cut = sum(len(text) > max_chars for _, text in sections)
+    if cut:
+        score.diagnostics.insert(0, _diagnostic("rel_llm_sections_truncated", (
+            f"{cut} of {len(sections)} sections longer than {max_chars:,} characters: the judge read their first "
+            f"{max_chars:,}")))
+    return score
 
 
 # ------------------------------------------------------------------------------------------------ KPR

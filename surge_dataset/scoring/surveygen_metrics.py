@@ -30,7 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from surge_dataset.core.records import Survey
-from surge_dataset.survey import GeneratedSurvey
+from surge_dataset.survey import GeneratedSurvey, SurveyNode
 
 __all__ = [
     "CITATION_MATCH_THRESHOLD",
@@ -38,6 +38,7 @@ __all__ = [
     "citation_prf",
     "generated_chunks",
     "generated_top_level",
+    "generated_top_level_nodes",
     "greedy_matches",
     "gt_chunks",
     "gt_top_level",
@@ -144,11 +145,20 @@ def gt_top_level(gt: Survey) -> list[str]:
     return _top_level([(c.title, [g.title for g in c.children]) for c in tree.children])
 
 
+def generated_top_level_nodes(parsed: GeneratedSurvey) -> list[SurveyNode]:
+    """The nodes of :func:`generated_top_level` (Rel_LLM per section reads their text too)."""
+    kept = {id(n) for n in parsed.headings()}
+    top = [c for c in parsed.root.children if id(c) in kept and not is_non_content_section(c.title)]
+    if len(top) == 1:  # a lone heading with children is the survey's title: its children are the sections
+        children = [g for g in top[0].children if id(g) in kept and not is_non_content_section(g.title)]
+        if children:
+            return children
+    return top
+
+
 def generated_top_level(parsed: GeneratedSurvey) -> list[str]:
     """Top-level headings of a generated survey, under its protocol's skip rules, non-content removed."""
-    kept = {id(n) for n in parsed.headings()}
-    top = [c for c in parsed.root.children if id(c) in kept]
-    return _top_level([(c.title, [g.title for g in c.children if id(g) in kept]) for c in top])
+    return [node.title for node in generated_top_level_nodes(parsed)]
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
