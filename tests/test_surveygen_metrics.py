@@ -188,3 +188,107 @@ def test_evaluate_run_surveygen_metrics_on_gt_as_generated(sample_dataset, tmp_p
         assert record["reference_existence"] == 1.0 and record["rougeL_whole"] > 0.95
     assert set(results["average"]) == {"cite_precision", "cite_recall", "cite_f1", "structure_overlap", "sim",
                                        "reference_existence", "rougeL_whole"}
+
+
+# ------------------------------------------------------------------------- Rel_LLM per section (Appendix D.1)
+
+SECTIONED = (
+    "# Introduction\n\nGraph neural networks pass messages along edges [1].\n\n"
+    "# Cooking\n\nA good risotto needs patience and stock added slowly.\n\n"
+    "# Pooling\n\nPooling summarises a graph into one vector [1].\n\n"
+    "# References\n\n[1] Not A Real Paper\n"
+)
+GRAPHS = _record([(0, None, "root", ""), (1, 0, "Message Passing", "x"), (2, 0, "Readout", "y")])
+
+
+def _judge(model):
+    from surge_dataset.llm import LLM, Judge
+
+    return Judge(LLM(model, cache_dir=False))
+
+
+def test_rel_llm_sections_hand_computed():
+    """Three sections answered 1, 0, 1: 2/3. The references are no section (three questions, not four), and
+    each question quotes the GT outline as rel_llm renders it and one section's heading and text."""
+    from surge_dataset.core.records import Survey
+    from surge_dataset.scoring.judges import render_gt_outline
+    from surge_dataset.testing import ScriptedChat
+
+    model = ScriptedChat(["1", "0", "1"])
+    result = compute("rel_llm_sections", [SECTIONED], [GRAPHS], judge=_judge(model))
+    assert result["rel_llm_sections"] == pytest.approx(2 / 3)
+    assert result["counts"][0]["rel_llm_sections_judged"] == 3 and result["counts"][0]["rel_llm_sections_missing"] == 0
+    asked = [messages[-1]["content"] for messages in model.requests]
+    assert len(asked) == 3 and not any("Not A Real Paper" in text for text in asked)
+    outline = render_gt_outline(Survey.from_official(GRAPHS))
+    assert all(f"<<<\n{outline}\n>>>" in text for text in asked)
+    for text, heading in zip(asked, ("Introduction", "Cooking", "Pooling"), strict=True):
+        assert f"Generated section:\n<<<\n# {heading}\n\n" in text
+
+
+def test_rel_llm_sections_asks_every_section_in_one_batch():
+    """requests() returns every section's question, so the run prefetches them together (as KPR's checks)."""
+    from surge_dataset.evaluation import EvaluationConfig, get_metric, prepare_text
+
+    gt = _survey([(0, None, "root", ""), (1, 0, "Message Passing", "x")])
+    prepared = prepare_text(SECTIONED, gt, None, "official")
+    config = EvaluationConfig(metrics=["rel_llm_sections"], judge="openai:j")
+    assert len(get_metric("rel_llm_sections").requests(prepared, config).judge) == 3
+    config = EvaluationConfig(metrics=["rel_llm_sections"], judge="openai:j", judge_repeats=2)
+    assert len(get_metric("rel_llm_sections").requests(prepared, config).judge) == 6
+
+
+def test_rel_llm_sections_which_sections_count():
+    """Top-level sections only (a lone title heading read one level down), their subsections' text included
+    (headed one level below the section's own ``#``);
+    references, acknowledgements and headings with no text left out; long text cut to the budget, noted."""
+    from surge_dataset.scoring.judges import REL_SECTION_MAX_CHARS, rel_llm_sections, relevance_sections
+
+    text = ("# A Survey of Graphs\n\n## Intro\n\nGraphs are everywhere.\n\n## Methods\n\n### Message passing\n\n"
+            "Nodes exchange vectors.\n\n## Outlook\n\n### Open problems\n\n## Acknowledgements\n\nWe thank X.\n\n"
+            "## References\n\n[1] A Paper\n")
+    for protocol in ("official", "paper"):
+        sections = relevance_sections(parse_survey(text, protocol=protocol))
+        assert sections == [("Intro", "Graphs are everywhere."),
+                            ("Methods", "## Message passing\n\nNodes exchange vectors.")], protocol
+    long = [("Intro", "word " * REL_SECTION_MAX_CHARS), ("Methods", "short")]
+
+    class Yes:
+        def __init__(self):
+            self.asked = []
+
+        def run(self, requests):
+            from surge_dataset.llm.judge import JudgeOutcome
+
+            self.asked += requests
+            return [JudgeOutcome(value=1, tries=1) for _ in requests]
+
+    judge = Yes()
+    score = rel_llm_sections("T", "# Intro\n", long, judge)
+    assert score.value == 1.0 and score.items == 2
+    assert [d["code"] for d in score.diagnostics] == ["rel_llm_sections_truncated"]
+    quoted = judge.asked[0].conversation[-1][1]
+    assert ("word " * REL_SECTION_MAX_CHARS)[:REL_SECTION_MAX_CHARS] in quoted
+    assert ("word " * REL_SECTION_MAX_CHARS)[:REL_SECTION_MAX_CHARS + 1] not in quoted
+
+
+def test_rel_llm_sections_without_sections_is_zero_with_a_diagnostic():
+    from surge_dataset.testing import ScriptedChat
+
+    model = ScriptedChat()
+    texts = ["", "# Introduction\n\n# References\n\n[1] A Paper\n", "Text before any heading, and no heading."]
+    result = compute("rel_llm_sections", texts, [GRAPHS] * 3, judge=_judge(model))
+    assert [r["rel_llm_sections"] for r in result["per_survey"]] == [0.0, 0.0, 0.0] and model.requests == []
+    assert all("no_sections" in [d["code"] for d in diagnostics] for diagnostics in result["diagnostics"])
+
+
+def test_rel_llm_sections_unreadable_answer_is_missing_not_zero():
+    """The Cooking section's answer cannot be read (on every try): it is missing, left out of the share and
+    counted, so the value is 2/2, not 2/3."""
+    from surge_dataset.testing import ScriptedChat
+
+    model = ScriptedChat(responder=lambda messages: "perhaps" if "# Cooking" in messages[1]["content"] else "1")
+    result = compute("rel_llm_sections", [SECTIONED], [GRAPHS], judge=_judge(model))
+    assert result["rel_llm_sections"] == 1.0
+    assert result["counts"][0]["rel_llm_sections_judged"] == 3 and result["counts"][0]["rel_llm_sections_missing"] == 1
+    assert "judge_missing" in [d["code"] for d in result["diagnostics"][0]]

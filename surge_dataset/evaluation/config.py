@@ -111,7 +111,7 @@ class EvaluationConfig:
         None, key="models", help="Where the models run: cpu, cuda, cuda:1, mps (default: the best available).")
     judge: str | None = setting(
         None, key="judge",
-        help="LLM judge for sqs/cqs/rel_llm/kpr: openai:<model> (key from $SURGE_LLM_API_KEY or $OPENAI_API_KEY), "
+        help="LLM judge for sqs/cqs/rel_llm/rel_llm_sections/kpr: openai:<model> (key from $SURGE_LLM_API_KEY or $OPENAI_API_KEY), "
              "hf:<model id or folder> or gguf:<file>.")
     judge_weighted: bool = setting(
         False, key="judge",
