@@ -267,7 +267,7 @@ def test_cli_evaluate_with_judge(sample_dataset, rendered, tmp_path, monkeypatch
 def test_cli_note_when_all_has_no_judge(tmp_path):
     result = CliRunner().invoke(app, ["evaluate", "--data", str(tmp_path / "absent"), "--passages", str(tmp_path),
                                       "--metrics", "recall,surveygen,all"])
-    assert "skipped" in result.output and "sqs, cqs, rel_llm, kpr" in result.output
+    assert "skipped" in result.output and "sqs, cqs, rel_llm, rel_llm_sections, kpr" in result.output
     result = CliRunner().invoke(app, ["evaluate", "--data", str(tmp_path / "absent"), "--passages", str(tmp_path),
                                       "--metrics", "sqs"])
     assert result.exit_code == 2 and "needs an LLM judge" in result.output
