@@ -92,7 +92,7 @@ class Verification:
     def verified_groups(self) -> str:
         """The row's label of what rests on re-computation: "objective: verified · judged: self-reported"."""
         parts = []
-        objective = [k for k in self.checked] + list(self.unverified) + list(self.precision)
+        objective = [*self.checked, *self.unverified, *self.precision]
         if objective or not self.self_reported:
             state = {VERIFIED: "verified", PRECISION: "within precision", MISMATCH: "mismatch"}.get(self.status)
             if self.not_rescored or state is None:
