@@ -42,7 +42,6 @@ __all__ = [
     "DEFINED",
     "DTYPES",
     "EXISTS",
-    "IMPORT_FORMATS",
     "INSPECT_LOG",
     "IN_CORPUS",
     "JUDGE_STYLES",
@@ -80,7 +79,6 @@ __all__ = [
     "HumanProtocol",
     "HumanVerdict",
     "DType",
-    "ImportFormat",
     "JudgeStyle",
     "MetricGroup",
     "ModelKind",
@@ -147,10 +145,9 @@ BACKEND_KINDS: tuple[BackendKind, ...] = get_args(BackendKind)
 MetricGroup = Literal["all", "surveygen"]
 METRIC_GROUPS: tuple[MetricGroup, ...] = get_args(MetricGroup)
 
-#: Output layouts ``surge import`` reads (one reader each in ``importers/formats.py``).
-ImportFormat = Literal["autosurvey", "storm", "llmxmr", "surveyforge", "markdown", "latex", "pdf", "inspect"]
-INSPECT_LOG: Final[ImportFormat] = "inspect"
-IMPORT_FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
+#: The ``surge import`` format of Inspect logs. The formats are an open set: the registry of
+#: ``importers/registry.py`` (entry-point group ``surge.importers``), not a vocabulary.
+INSPECT_LOG: Final = "inspect"
 
 #: Which GT surveys a command runs over.
 Split = Literal["test", "train", "all"]
