@@ -36,7 +36,6 @@ __all__ = [
     "BBL",
     "BIB",
     "BIBLIOGRAPHY_KINDS",
-    "BIB_SERVICES",
     "BROKEN_LATEX",
     "CROSSREF",
     "DEFINED",
@@ -73,7 +72,6 @@ __all__ = [
     "AggregateName",
     "AlceBackend",
     "BackendKind",
-    "BibService",
     "BibliographyKind",
     "ChoiceError",
     "HumanProtocol",
@@ -155,15 +153,14 @@ ALL_SPLITS: Final[Split] = "all"
 SPLITS: tuple[Split, ...] = get_args(Split)
 
 
-#: Where ``reference_existence`` looks a reference title up after the corpus, in the order ``--bib-services``
-#: gives: ``surveygen`` = the references of SurveyGen files (local, ``--bib-surveygen``), the others web APIs.
-BibService = Literal["surveygen", "openalex", "semanticscholar", "arxiv", "crossref"]
-SURVEYGEN: Final[BibService] = "surveygen"
-OPENALEX: Final[BibService] = "openalex"
-SEMANTIC_SCHOLAR: Final[BibService] = "semanticscholar"
-ARXIV: Final[BibService] = "arxiv"
-CROSSREF: Final[BibService] = "crossref"
-BIB_SERVICES: tuple[BibService, ...] = get_args(BibService)
+#: The built-in sources ``reference_existence`` looks a reference title up in after the corpus: ``surveygen`` =
+#: the references of SurveyGen files (local, ``--bib-surveygen``), the others web APIs. The web services are an
+#: open set: the registry of ``references/registry.py`` (entry-point group ``surge.bib_services``).
+SURVEYGEN: Final = "surveygen"
+OPENALEX: Final = "openalex"
+SEMANTIC_SCHOLAR: Final = "semanticscholar"
+ARXIV: Final = "arxiv"
+CROSSREF: Final = "crossref"
 
 #: What ``reference_existence`` says of one reference entry: ``in_corpus`` (a corpus paper), ``exists`` (a
 #: service knows the title), ``not_found`` (every source asked answered and none knows it), ``unchecked`` (a
