@@ -32,7 +32,6 @@ __all__ = [
     "CitationSource",
     "FreshHost",
     "FreshStage",
-    "BACKEND_KINDS",
     "BBL",
     "BIB",
     "BIBLIOGRAPHY_KINDS",
@@ -71,7 +70,6 @@ __all__ = [
     "UNCHECKED",
     "AggregateName",
     "AlceBackend",
-    "BackendKind",
     "BibliographyKind",
     "ChoiceError",
     "HumanProtocol",
@@ -132,12 +130,12 @@ MODEL_KINDS: tuple[ModelKind, ...] = get_args(ModelKind)
 #: Not a model: the metric resolves reference titles against the corpus.
 CORPUS: Final = "corpus"
 
-#: LLM backends of ``--llm`` / ``--judge`` specs (``openai:<model>``, ``hf:<model>``, ``gguf:<file>``).
-BackendKind = Literal["openai", "hf", "gguf"]
-OPENAI: Final[BackendKind] = "openai"
-HF: Final[BackendKind] = "hf"
-GGUF: Final[BackendKind] = "gguf"
-BACKEND_KINDS: tuple[BackendKind, ...] = get_args(BackendKind)
+#: The built-in LLM backends of ``--llm`` / ``--judge`` specs (``openai:<model>``, ``hf:<model>``,
+#: ``gguf:<file>``). The backends are an open set: ``LLM_BACKENDS`` of ``llm/base.py`` (entry-point group
+#: ``surge.llm_backends``).
+OPENAI: Final = "openai"
+HF: Final = "hf"
+GGUF: Final = "gguf"
 
 #: ``--metrics`` aliases: ``all`` = the SurGE metrics, ``surveygen`` = SurveyGen's.
 MetricGroup = Literal["all", "surveygen"]
