@@ -33,7 +33,7 @@ BIB_SERVICES = Registry(
                           for m in ("openalex", "semantic_scholar", "arxiv_search", "crossref")),
     pick="BIB_SERVICES.register({name!r}, load({target!r}), replace=True)")
 
-_INSTANCES: dict[int, Any] = {}
+_INSTANCES: dict[type, Any] = {}
 
 
 def bib_service(cls: Any) -> Any:
@@ -47,7 +47,9 @@ def web_service(name: str) -> Any:
     obj = BIB_SERVICES.load(name, setting="bib_services")
     if not isinstance(obj, type):
         return obj
-    return _INSTANCES.setdefault(id(obj), obj())
+    if obj not in _INSTANCES:
+        _INSTANCES[obj] = obj()
+    return _INSTANCES[obj]
 
 
 def source_names() -> tuple[str, ...]:
