@@ -54,9 +54,11 @@ def test_worked_examples_run_as_written(in_demo_folder, capsys):
     finally:
         from surge_dataset.evaluation import unregister
         from surge_dataset.generation import generator as registry
+        from surge_dataset.llm.base import LLM_BACKENDS
 
         unregister("heading_count")
         registry._REGISTRY.pop("echo_title", None)
+        LLM_BACKENDS.unregister("always4")
     printed = capsys.readouterr().out.splitlines()
     # the toy metric through compute(): 2 generated headings ("Intro", "Details") / survey 0's GT sections
     ratio = float(printed[0])

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset.core.registries import NameClashError, NameClashWarning
-from surge_dataset.core.vocabulary import IMPORT_FORMATS, ChoiceError, UnknownNameError
+from surge_dataset.core.vocabulary import ChoiceError, UnknownNameError
 from surge_dataset.evaluation.catalogue import get_metric, registry
 from surge_dataset.evaluation.metric import Metric, register, unregister
 from surge_dataset.generation import Generator, available_generators, get_generator, register_generator
@@ -256,14 +256,16 @@ def test_unknown_generator_names_the_closest() -> None:
     assert isinstance(raised.value, KeyError) and not str(raised.value).startswith("'")
 
 
-def test_import_formats_are_one_table_named_by_the_vocabulary(tmp_path: Path) -> None:
-    assert FORMATS == tuple(READERS) == IMPORT_FORMATS
-    with pytest.raises(ChoiceError, match=r"format must be one of autosurvey, storm, .*not 'strom' \(did you mean 'storm'\?\)"):
+def test_import_formats_are_one_registry_read_by_the_cli(tmp_path: Path) -> None:
+    names = tuple(READERS)
+    assert FORMATS is READERS and {"autosurvey", "storm", "llmxmr", "surveyforge", "markdown", "latex", "pdf",
+                                    "inspect"} <= set(names)
+    with pytest.raises(ChoiceError, match=r"format must be one of autosurvey, .*not 'strom' \(did you mean 'storm'\?\)"):
         read_documents("strom", tmp_path)
     from surge_dataset.cli import app
 
     runner = CliRunner()
     shown = " ".join(runner.invoke(app, ["import", "--help"], env={"COLUMNS": "200"}).output.split())
-    assert f"One of: {', '.join(IMPORT_FORMATS)}." in shown and "default: 90.0" in shown
+    assert f"One of: {', '.join(names)}." in shown and "default: 90.0" in shown
     done = runner.invoke(app, ["import", str(tmp_path), "--format", "strom", "--out", str(tmp_path / "o")])
     assert done.exit_code == 2 and "did you mean 'storm'?" in done.output

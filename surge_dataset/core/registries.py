@@ -41,7 +41,7 @@ from __future__ import annotations
 import importlib
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
@@ -55,6 +55,7 @@ __all__ = [
     "NameClashError",
     "NameClashWarning",
     "Provider",
+    "Registry",
     "choose",
     "clash_error",
     "entry_point_providers",
@@ -250,3 +251,124 @@ def provider_of(obj: Any, group: str, *, builtin_modules: Iterable[str] = ()) ->
         if provider.target == target:
             return Provider(target, provider.source, obj=obj, entry_point=entry_point)
     return Provider(target, IN_PROCESS, obj=obj)
+
+
+class Registry(Mapping[str, Any]):
+    """A name -> object registry of an open set other packages extend (importer formats, bibliographic services,
+    LLM backends), under the rule of this module.
+
+    Its providers: the built-in objects, registered by :meth:`register` (a decorator) in the modules of
+    ``builtin_modules`` -- imported when the registry is first read, so adding a built-in is one decorated
+    object in one of them (or a new module named there) --; the entry points of ``group`` (another package:
+    ``[project.entry-points."surge.importers"] myformat = "my_pkg.reader:read"``), loaded only when their name
+    is used; and :meth:`register` called by code outside surge-bench (a run-time registration). Everything
+    listing the set -- CLI choices, help texts, docs tables, error messages -- reads :meth:`names` or
+    :meth:`items`, so a new name is never copied by hand.
+    """
+
+    def __init__(self, kind: str, group: str, *, builtin_modules: Sequence[str], pick: str,
+                 builtin_package: str = "surge_dataset") -> None:
+        self.kind, self.group, self.pick = kind, group, pick
+        self.builtin_modules = tuple(builtin_modules)
+        self.builtin_package = builtin_package
+        self._builtin: dict[str, Any] = {}
+        self._runtime: dict[str, Any] = {}
+        self._entry_points: dict[str, list[Provider]] | None = None
+        self._importing = False
+
+    # -- providers -------------------------------------------------------------------------------------
+    def _load_builtins(self) -> None:
+        if self._importing or all(m in _IMPORTED for m in self.builtin_modules):
+            return
+        self._importing = True  # a built-in module reading the registry while it is imported
+        try:
+            for module in self.builtin_modules:
+                importlib.import_module(module)
+                _IMPORTED.add(module)
+        finally:
+            self._importing = False
+
+    def entry_points(self) -> dict[str, list[Provider]]:
+        if self._entry_points is None:
+            self._entry_points = entry_point_providers(self.group)
+        return self._entry_points
+
+    def refresh(self) -> None:
+        """Read the installed entry points again (after installing a package in this process)."""
+        self._entry_points = None
+
+    def _provider(self, name: str) -> Provider | None:
+        if name in self._runtime:
+            return provider_of(self._runtime[name], self.group)
+        declared = ([Provider(target_of(self._builtin[name]), BUILT_IN, obj=self._builtin[name])]
+                    if name in self._builtin else []) + self.entry_points().get(name, [])
+        return choose(self.kind, name, declared, pick=self.pick) if declared else None
+
+    # -- the public face -------------------------------------------------------------------------------
+    def register(self, name: str, obj: Any = None, *, replace: bool = False) -> Any:
+        """Register ``obj`` as ``name`` (used as ``@registry.register("name")``): a built-in when ``obj`` lives
+        in surge-bench, else a run-time registration under rule 4 (``replace=True`` to take a built-in's name)."""
+        if obj is None:
+            return lambda target: self.register(name, target, replace=replace)
+        module = getattr(obj, "__module__", None) or type(obj).__module__
+        if module == self.builtin_package or module.startswith(self.builtin_package + "."):
+            old = self._builtin.get(name)
+            if old is not None and target_of(old) != target_of(obj):
+                raise clash_error(self.kind, name, Provider(target_of(old), BUILT_IN),
+                                  Provider(target_of(obj), IN_PROCESS), self.pick)
+            self._builtin[name] = obj
+            return obj
+        self._load_builtins()
+        new = provider_of(obj, self.group)
+        if new.installed:  # a plugin module decorating what its entry point names: nothing to record
+            return obj
+        if settle_registration(self.kind, name, self._provider(name), new, replace=replace, pick=self.pick):
+            self._runtime[name] = obj
+        return obj
+
+    def unregister(self, name: str) -> None:
+        """Forget a run-time registration (a shadowed built-in or entry point comes back)."""
+        self._runtime.pop(name, None)
+
+    def names(self) -> tuple[str, ...]:
+        """Every known name, sorted (a stable order for help texts and docs), nothing of a plugin imported."""
+        self._load_builtins()
+        return tuple(sorted({*self._builtin, *self.entry_points(), *self._runtime}))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self.names()
+
+    def load(self, name: str, *, setting: str | None = None) -> Any:
+        """The object of ``name`` (a plugin's imported now; also ``registry[name]``). Unknown: a one-line
+        :class:`~surge_dataset.core.vocabulary.ChoiceError` naming ``setting`` (default: the kind), the names
+        and the closest one."""
+        from surge_dataset.core.vocabulary import check_choice
+
+        self._load_builtins()
+        provider = self._provider(name) if isinstance(name, str) else None
+        if provider is None:
+            check_choice(setting or self.kind, name, self.names())
+            raise AssertionError("unreachable")  # pragma: no cover
+        return provider.load()
+
+    def check(self, name: object, setting: str | None = None) -> str:
+        """``name`` when the registry knows it, else the :meth:`load` error (nothing imported)."""
+        from surge_dataset.core.vocabulary import check_choice
+
+        check_choice(setting or self.kind, name, self.names())
+        return str(name)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.load(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} registry: {', '.join(self.names())}>"
+
+
+_IMPORTED: set[str] = set()

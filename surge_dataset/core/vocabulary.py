@@ -32,17 +32,14 @@ __all__ = [
     "CitationSource",
     "FreshHost",
     "FreshStage",
-    "BACKEND_KINDS",
     "BBL",
     "BIB",
     "BIBLIOGRAPHY_KINDS",
-    "BIB_SERVICES",
     "BROKEN_LATEX",
     "CROSSREF",
     "DEFINED",
     "DTYPES",
     "EXISTS",
-    "IMPORT_FORMATS",
     "INSPECT_LOG",
     "IN_CORPUS",
     "JUDGE_STYLES",
@@ -73,14 +70,11 @@ __all__ = [
     "UNCHECKED",
     "AggregateName",
     "AlceBackend",
-    "BackendKind",
-    "BibService",
     "BibliographyKind",
     "ChoiceError",
     "HumanProtocol",
     "HumanVerdict",
     "DType",
-    "ImportFormat",
     "JudgeStyle",
     "MetricGroup",
     "ModelKind",
@@ -136,21 +130,20 @@ MODEL_KINDS: tuple[ModelKind, ...] = get_args(ModelKind)
 #: Not a model: the metric resolves reference titles against the corpus.
 CORPUS: Final = "corpus"
 
-#: LLM backends of ``--llm`` / ``--judge`` specs (``openai:<model>``, ``hf:<model>``, ``gguf:<file>``).
-BackendKind = Literal["openai", "hf", "gguf"]
-OPENAI: Final[BackendKind] = "openai"
-HF: Final[BackendKind] = "hf"
-GGUF: Final[BackendKind] = "gguf"
-BACKEND_KINDS: tuple[BackendKind, ...] = get_args(BackendKind)
+#: The built-in LLM backends of ``--llm`` / ``--judge`` specs (``openai:<model>``, ``hf:<model>``,
+#: ``gguf:<file>``). The backends are an open set: ``LLM_BACKENDS`` of ``llm/base.py`` (entry-point group
+#: ``surge.llm_backends``).
+OPENAI: Final = "openai"
+HF: Final = "hf"
+GGUF: Final = "gguf"
 
 #: ``--metrics`` aliases: ``all`` = the SurGE metrics, ``surveygen`` = SurveyGen's.
 MetricGroup = Literal["all", "surveygen"]
 METRIC_GROUPS: tuple[MetricGroup, ...] = get_args(MetricGroup)
 
-#: Output layouts ``surge import`` reads (one reader each in ``importers/formats.py``).
-ImportFormat = Literal["autosurvey", "storm", "llmxmr", "surveyforge", "markdown", "latex", "pdf", "inspect"]
-INSPECT_LOG: Final[ImportFormat] = "inspect"
-IMPORT_FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
+#: The ``surge import`` format of Inspect logs. The formats are an open set: the registry of
+#: ``importers/registry.py`` (entry-point group ``surge.importers``), not a vocabulary.
+INSPECT_LOG: Final = "inspect"
 
 #: Which GT surveys a command runs over.
 Split = Literal["test", "train", "all"]
@@ -158,15 +151,14 @@ ALL_SPLITS: Final[Split] = "all"
 SPLITS: tuple[Split, ...] = get_args(Split)
 
 
-#: Where ``reference_existence`` looks a reference title up after the corpus, in the order ``--bib-services``
-#: gives: ``surveygen`` = the references of SurveyGen files (local, ``--bib-surveygen``), the others web APIs.
-BibService = Literal["surveygen", "openalex", "semanticscholar", "arxiv", "crossref"]
-SURVEYGEN: Final[BibService] = "surveygen"
-OPENALEX: Final[BibService] = "openalex"
-SEMANTIC_SCHOLAR: Final[BibService] = "semanticscholar"
-ARXIV: Final[BibService] = "arxiv"
-CROSSREF: Final[BibService] = "crossref"
-BIB_SERVICES: tuple[BibService, ...] = get_args(BibService)
+#: The built-in sources ``reference_existence`` looks a reference title up in after the corpus: ``surveygen`` =
+#: the references of SurveyGen files (local, ``--bib-surveygen``), the others web APIs. The web services are an
+#: open set: the registry of ``references/registry.py`` (entry-point group ``surge.bib_services``).
+SURVEYGEN: Final = "surveygen"
+OPENALEX: Final = "openalex"
+SEMANTIC_SCHOLAR: Final = "semanticscholar"
+ARXIV: Final = "arxiv"
+CROSSREF: Final = "crossref"
 
 #: What ``reference_existence`` says of one reference entry: ``in_corpus`` (a corpus paper), ``exists`` (a
 #: service knows the title), ``not_found`` (every source asked answered and none knows it), ``unchecked`` (a

@@ -20,7 +20,6 @@ from surge_dataset.core.settings import key_payload, setting
 from surge_dataset.core.vocabulary import (
     AGGREGATIONS,
     ALCE_BACKENDS,
-    BIB_SERVICES,
     DEFINED,
     DTYPES,
     JUDGE,
@@ -42,6 +41,7 @@ from surge_dataset.core.vocabulary import (
 )
 from surge_dataset.evaluation.catalogue import get_metric, registry
 from surge_dataset.evaluation.metric import Metric, needed_models
+from surge_dataset.references.registry import source_names
 
 #: Fields of a results file's ``config`` that change the numbers of every metric: results differing in one are
 #: never compared or combined (the leaderboard's setting groups, ``surge report``'s merge of runs).
@@ -140,7 +140,7 @@ class EvaluationConfig:
     bib_services: str = setting(
         "", added_later=True, metavar="NAMES",
         help="Comma list of the sources reference_existence asks, in order, for a reference title the corpus "
-             f"lacks ({', '.join(BIB_SERVICES)}); empty = none (the corpus only, as with SURGE_OFFLINE=1). "
+             f"lacks ({', '.join(source_names())}); empty = none (the corpus only, as with SURGE_OFFLINE=1). "
              "Keys from the environment only (docs: Evaluation, more metrics, 'Reference existence').")
     bib_surveygen: str | None = setting(
         None, added_later=True, metavar="PATH",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from surge_dataset.core.settings import setting
+from surge_dataset.references.registry import rates_help
 
 __all__ = ["RunOptions"]
 
@@ -29,8 +30,7 @@ class RunOptions:
              "openalex=http://127.0.0.1:8000.")
     bib_rate_limit: list[str] = setting(
         default_factory=list, key="never", metavar="SERVICE=N", cli_type=list[str],
-        help="Requests per second to a bibliographic service (repeatable; defaults: openalex 10, semanticscholar "
-             "1, arxiv 0.34, crossref 5).")
+        help=f"Requests per second to a bibliographic service (repeatable; defaults: {rates_help()}).")
     bib_timeout: float = setting(30.0, key="never", help="Seconds per bibliographic request before it is retried.")
     bib_max_retries: int = setting(
         4, key="never", help="Retries of a bibliographic request after a 429, a 5xx or a network error.")

@@ -1,21 +1,22 @@
-"""Readers per source format (``markdown``, ``autosurvey`` / ``surveyforge``, ``storm``, ``llmxmr``, ``latex``,
-``inspect``): each yields :class:`PeerDocument` records, or ``(source, reason)`` for what it has to skip.
+"""The built-in readers of ``surge import``: each yields :class:`PeerDocument` records, or ``(source, reason)``
+for what it has to skip, and is registered by name with :func:`~surge_dataset.importers.registry.import_format`.
 
-:data:`READERS` is the one list of formats: :data:`FORMATS` (and so ``surge import --format``) is read off
-it, and ``tests/test_registries.py`` checks it names the words of :data:`~surge_dataset.core.vocabulary.ImportFormat`.
+:data:`READERS` (and :data:`FORMATS`, the same live mapping) is the registry itself: ``surge import --format``,
+its help and its error for an unknown name read it, so a format of another package (entry-point group
+``surge.importers``) is listed and read like these.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from surge_dataset.core.vocabulary import ImportFormat, check_choice
+from surge_dataset.core.vocabulary import INSPECT_LOG
 from surge_dataset.importers.keys import Bibliography, bibliography_beside, read_bibliography
 from surge_dataset.importers.latex import read_latex_documents
 from surge_dataset.importers.markdown import read_markdown
@@ -26,6 +27,7 @@ from surge_dataset.importers.records import (
     RefEntry,
     SourceNotFoundError,
 )
+from surge_dataset.importers.registry import IMPORTERS, import_format
 from surge_dataset.survey import decode_survey_bytes
 
 #: What a reader yields: a peer survey, or ``(source, reason)`` for an input it has to skip.
@@ -173,6 +175,7 @@ def _costorm_document(folder: Path) -> Item:
     return doc
 
 
+@import_format("storm")
 def _storm_documents(root: Path) -> Iterator[Item]:
     if root.is_file():  # the article itself: its folder is the run
         if root.name not in STORM_ARTICLES:
@@ -243,6 +246,7 @@ def _record_text(record: Any, json_field: str | None) -> tuple[str | None, str]:
     return None, f"record without a {wanted} string (its keys: {keys}): name the report's key with --field KEY"
 
 
+@import_format("llmxmr")
 def _llmxmr_documents(root: Path, json_field: str | None = None) -> Iterator[Item]:
     """Each record of each ``*.json`` / ``*.jsonl`` file. A file holding one record names its survey by
     where it is, as the other formats do: the folder under SOURCE that holds it (``SOURCE/<name>/output.json``),
@@ -301,15 +305,19 @@ def _markdown_files(root: Path, title_citations: bool) -> Iterator[Item]:
     return _markdown_documents(root, title_citations=title_citations)
 
 
+@import_format("markdown")
 def _markdown_reader(root: Path) -> Iterator[Item]:
     return _markdown_files(root, title_citations=False)
 
 
+@import_format("surveyforge")  # SurveyForge writes AutoSurvey's format
+@import_format("autosurvey")
 def _autosurvey_reader(root: Path) -> Iterator[Item]:
     """AutoSurvey's Markdown; ``[Title A; Title B]`` cite titles when there is no numbered list (its drafts)."""
     return _markdown_files(root, title_citations=True)
 
 
+@import_format("pdf")
 def _pdf_reader(root: Path) -> Iterator[Item]:
     """A survey saved as PDF; pypdf (the ``pdf`` extra) loads only for this format."""
     from surge_dataset.importers.pdf import read_pdf_documents
@@ -317,6 +325,7 @@ def _pdf_reader(root: Path) -> Iterator[Item]:
     return read_pdf_documents(root)
 
 
+@import_format(INSPECT_LOG)
 def _inspect_reader(root: Path) -> Iterator[Item]:
     """Inspect logs of ``surge/survey`` (a .eval/.json log or a folder of them); inspect_ai loads only for this
     format (imported here: ``inspect_logs`` imports this package's parsers)."""
@@ -325,18 +334,11 @@ def _inspect_reader(root: Path) -> Iterator[Item]:
     return read_inspect_logs(root)
 
 
-#: The one table of ``surge import`` formats: format name -> reader of a file or folder (in help order).
-READERS: dict[ImportFormat, Callable[[Path], Iterator[Item]]] = {
-    "autosurvey": _autosurvey_reader,
-    "storm": _storm_documents,
-    "llmxmr": _llmxmr_documents,
-    "surveyforge": _autosurvey_reader,  # SurveyForge writes AutoSurvey's format
-    "markdown": _markdown_reader,
-    "latex": read_latex_documents,
-    "pdf": _pdf_reader,
-    "inspect": _inspect_reader,
-}
-FORMATS: tuple[ImportFormat, ...] = tuple(READERS)
+import_format("latex")(read_latex_documents)
+
+#: Format name -> reader: the registry (a live mapping, built-ins and installed formats alike).
+READERS = IMPORTERS
+FORMATS = IMPORTERS
 
 
 def read_documents(fmt: str, source: str | Path, *, bib: str | Path | None = None,
@@ -346,13 +348,12 @@ def read_documents(fmt: str, source: str | Path, *, bib: str | Path | None = Non
     resolves citations by key (``.bib`` or ``.bbl``), instead of the one beside each survey. An unknown
     ``fmt`` is a :class:`~surge_dataset.core.vocabulary.ChoiceError` naming the formats and the closest one; a
     missing ``source`` or ``bib`` a :class:`SourceNotFoundError`."""
-    check_choice("format", fmt, FORMATS)
+    reader = IMPORTERS.load(fmt, setting="format")
     root = Path(source)
     if not root.exists():
         raise SourceNotFoundError(f"{root}: no such file or folder")
     if json_field is not None and fmt != "llmxmr":
         raise SourceNotFoundError(f"--field {json_field}: JSON records are read by --format llmxmr, not {fmt}")
-    reader = READERS[fmt]  # type: ignore[index]  # checked above
     if json_field is not None:
         reader = partial(_llmxmr_documents, json_field=json_field)
     if bib is None:

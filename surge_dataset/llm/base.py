@@ -10,10 +10,11 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from surge_dataset.core.errors import SurgeError
-from surge_dataset.core.vocabulary import BACKEND_KINDS, GGUF, HF, OPENAI, BackendKind
+from surge_dataset.core.registries import Registry
+from surge_dataset.core.vocabulary import GGUF, HF, OPENAI, closest_hint
 
 __all__ = [
-    "BACKEND_KINDS",
+    "LLM_BACKENDS",
     "BackendSpec",
     "ChatBackend",
     "Completion",
@@ -25,14 +26,32 @@ __all__ = [
     "as_conversation",
     "as_messages",
     "backend_kind",
+    "llm_backend",
 ]
-__all__ += ["GGUF", "HF", "OPENAI"]  # the backend kinds, defined in surge_dataset.core.vocabulary
+__all__ += ["GGUF", "HF", "OPENAI"]  # the built-in backend kinds, named in surge_dataset.core.vocabulary
+
+#: Backend kind (the ``openai`` of ``openai:gpt-4o``) -> its factory ``(spec, **options) -> ChatBackend``: the
+#: built-ins of ``llm/backends.py``, registered with :func:`llm_backend`, and other packages' by the entry-point
+#: group ``surge.llm_backends`` (a live mapping; ``--llm`` / ``--judge`` specs and their errors read it).
+LLM_BACKENDS = Registry("LLM backend", "surge.llm_backends", builtin_modules=("surge_dataset.llm.backends",),
+                        pick="LLM_BACKENDS.register({name!r}, load({target!r}), replace=True)")
+
+#: ``@llm_backend("name")`` on a factory ``(spec: BackendSpec, **options) -> ChatBackend`` makes ``name:<model>``
+#: a spec. The factory takes the options it knows (``base_url``, ``concurrency``, ``device``, ...) and ``**_``.
+#: Its ``usage`` attribute (``"openai:<model>"``), when set, is what error messages show.
+llm_backend = LLM_BACKENDS.register
 
 
-def backend_kind(spec: str) -> BackendKind | None:
+def spec_usage() -> str:
+    """``openai:<model>, hf:<model id or folder> or gguf:<file>``, read off the registered backends."""
+    shown = [getattr(LLM_BACKENDS.load(name), "usage", f"{name}:<model>") for name in LLM_BACKENDS]
+    return " or ".join([", ".join(shown[:-1]), shown[-1]] if len(shown) > 1 else shown)
+
+
+def backend_kind(spec: str) -> str | None:
     """The backend of ``openai:gpt-4o``-style spec text (``None`` when it names none), without validating the rest."""
     kind = str(spec).partition(":")[0].strip().lower()
-    return kind if kind in BACKEND_KINDS else None  # type: ignore[return-value]
+    return kind if kind in LLM_BACKENDS else None
 
 
 #: A chat conversation in hashable form: ((role, content), ...). Hashable so it can key memos.
@@ -49,20 +68,20 @@ class LLMConfigurationError(LLMError):
 
 @dataclass(frozen=True)
 class BackendSpec:
-    """``openai:<model>``, ``hf:<model id or folder>`` or ``gguf:<file>`` (the ``--judge`` syntax)."""
+    """``<backend>:<model>`` (the ``--judge`` syntax): ``openai:<model>``, ``hf:<model id or folder>``,
+    ``gguf:<file>`` or a backend of :data:`LLM_BACKENDS`."""
 
-    kind: BackendKind
+    kind: str
     model: str
 
     @classmethod
     def parse(cls, text: str) -> BackendSpec:
         kind, sep, model = str(text).partition(":")
         kind = kind.strip().lower()
-        if not sep or kind not in BACKEND_KINDS or not model.strip():
-            raise LLMConfigurationError(
-                f"invalid LLM spec {text!r}: expected openai:<model>, hf:<model id or folder> or gguf:<file>"
-            )
-        return cls(kind, model.strip())  # type: ignore[arg-type]
+        if not sep or kind not in LLM_BACKENDS or not model.strip():
+            unknown = f" (unknown backend {kind!r}: {closest_hint(kind, LLM_BACKENDS)})" if sep and kind else ""
+            raise LLMConfigurationError(f"invalid LLM spec {text!r}: expected {spec_usage()}{unknown}")
+        return cls(kind, model.strip())
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.model}"

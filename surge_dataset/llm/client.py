@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from surge_dataset.core.cache import CacheDir, JsonStore, make_key
-from surge_dataset.core.vocabulary import OPENAI
 from surge_dataset.llm.base import (
+    LLM_BACKENDS,
     BackendSpec,
     ChatBackend,
     Completion,
@@ -213,22 +213,15 @@ def make_llm(
     cache_dir: CacheDir = None,
     threads: int | None = None,
 ) -> LLM:
-    """``openai:gpt-4o`` / ``hf:Qwen/Qwen2.5-14B-Instruct`` / ``gguf:model.gguf`` -> a cached :class:`LLM`.
+    """``openai:gpt-4o`` / ``hf:Qwen/Qwen2.5-14B-Instruct`` / ``gguf:model.gguf`` (or a backend of another
+    package, :data:`~.base.LLM_BACKENDS`) -> a cached :class:`LLM`.
 
     Nothing heavy happens here: the HTTP client and local weights are created on the first cache miss.
     ``threads`` (local models): torch CPU threads, see :class:`~surge_dataset.llm.local.TransformersBackend`.
     """
     parsed = spec if isinstance(spec, BackendSpec) else BackendSpec.parse(spec)
-    backend: ChatBackend
-    if parsed.kind == OPENAI:
-        from surge_dataset.llm.openai_backend import OpenAIBackend
-
-        backend = OpenAIBackend(parsed.model, base_url=base_url, concurrency=concurrency, timeout=timeout,
-                                max_retries=max_retries, backoff_base=backoff_base)
-    else:
-        if base_url:
-            raise LLMConfigurationError(f"--base-url is for openai: judges, not {parsed}")
-        from surge_dataset.llm.local import TransformersBackend
-
-        backend = TransformersBackend(parsed, device=device, dtype=dtype, batch_size=batch_size, threads=threads)
+    factory = LLM_BACKENDS.load(parsed.kind, setting="LLM backend")
+    backend: ChatBackend = factory(parsed, base_url=base_url, concurrency=concurrency, timeout=timeout,
+                                   max_retries=max_retries, backoff_base=backoff_base, device=device, dtype=dtype,
+                                   batch_size=batch_size, threads=threads)
     return LLM(backend, cache_dir)

@@ -24,6 +24,7 @@ from urllib.parse import urlencode
 from surge_dataset.core.http import Request
 from surge_dataset.core.vocabulary import ARXIV
 from surge_dataset.references.base import AnswerError, Candidate, clean_query
+from surge_dataset.references.registry import bib_service
 
 __all__ = ["SERVICE", "ArxivEntry", "ArxivFeed", "ArxivService", "api_request", "parse_feed", "split_version"]
 
@@ -117,6 +118,7 @@ def parse_feed(body: bytes) -> ArxivFeed:
     return ArxivFeed(total, [_entry(entry) for entry in feed.entries])
 
 
+@bib_service
 class ArxivService:
     name = ARXIV
     default_base_url = "https://export.arxiv.org"

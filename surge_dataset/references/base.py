@@ -85,7 +85,7 @@ class WebService(Protocol):
     name: ClassVar[str]
     default_base_url: ClassVar[str]
     default_rate: ClassVar[float]  # requests per second when --bib-rate-limit does not say
-    package: ClassVar[str]  # the import the service needs (in the ``bib`` extra)
+    package: ClassVar[str | None]  # the import the service needs (in the ``bib`` extra); None: none
 
     def request(self, title: str, base_url: str, environ: Mapping[str, str]) -> Request: ...
 
@@ -98,9 +98,10 @@ def fallback_request(service: WebService, title: str, base_url: str, environ: Ma
     return fallback(title, base_url, environ) if fallback is not None else None
 
 
-def require(service: str, package: str) -> None:
-    """Raise :class:`MissingExtraError` naming the extra when ``package`` cannot be imported (nothing is imported)."""
-    if importlib.util.find_spec(package) is None:
+def require(service: str, package: str | None) -> None:
+    """Raise :class:`MissingExtraError` naming the extra when ``package`` cannot be imported (nothing is imported;
+    ``None``: a service of another package that needs no client library)."""
+    if package is not None and importlib.util.find_spec(package) is None:
         raise MissingExtraError(
             f"the {service} source needs the {package!r} package: pip install 'surge-bench[bib]' "
             "(or drop it from --bib-services)")

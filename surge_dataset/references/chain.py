@@ -15,7 +15,6 @@ Run options (base URLs, rate limits, timeouts: ``RunOptions``) reach the metric 
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -28,18 +27,7 @@ from surge_dataset.core import vocabulary
 from surge_dataset.core.cache import CacheDir, JsonStore, make_key
 from surge_dataset.core.errors import SettingError
 from surge_dataset.core.http import LookupFailed, ServiceStats, Transport, parse_base_urls, user_agent
-from surge_dataset.core.vocabulary import (
-    ARXIV,
-    BIB_SERVICES,
-    CORPUS,
-    CROSSREF,
-    OPENALEX,
-    SEMANTIC_SCHOLAR,
-    SURVEYGEN,
-    BibService,
-    check_choice,
-    parse_list,
-)
+from surge_dataset.core.vocabulary import CORPUS, SURVEYGEN, check_choice, parse_list
 from surge_dataset.references.base import (
     AnswerError,
     Candidate,
@@ -50,6 +38,7 @@ from surge_dataset.references.base import (
     require,
 )
 from surge_dataset.references.labels import best_candidate
+from surge_dataset.references.registry import BIB_SERVICES, source_names, web_service
 
 __all__ = ["CACHE_NAME", "OFFLINE_ENV", "ChainOptions", "LookupSession", "ReferenceChain", "current_session",
            "is_offline", "lookup_session", "parse_assignments", "parse_services", "web_service"]
@@ -59,12 +48,6 @@ CACHE_NAME = "references"
 #: Bump when what is stored per answer changes (old entries are then simply not found).
 CACHE_VERSION = "references/v2"  # v2: titles stored as plain text with their raw form (markup.py)
 OFFLINE_ENV = "SURGE_OFFLINE"
-_MODULES = {OPENALEX: ".openalex", SEMANTIC_SCHOLAR: ".semantic_scholar", ARXIV: ".arxiv_search", CROSSREF: ".crossref"}
-
-
-def web_service(name: str) -> WebService:
-    """The web service object of ``name`` (its module imports no client library until it builds a request)."""
-    return importlib.import_module(_MODULES[name], __package__).SERVICE
 
 
 def is_offline(environ: Mapping[str, str] | None = None) -> bool:
@@ -73,11 +56,11 @@ def is_offline(environ: Mapping[str, str] | None = None) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-def parse_services(value: str | Sequence[str] | None) -> tuple[BibService, ...]:
+def parse_services(value: str | Sequence[str] | None) -> tuple[str, ...]:
     """``'openalex, arxiv'`` -> ``('openalex', 'arxiv')``, each checked (closest name on a typo), repeats dropped."""
     names = parse_list(value)
     for name in names:
-        check_choice("bib_services", name, BIB_SERVICES)
+        check_choice("bib_services", name, source_names())
     return tuple(dict.fromkeys(names))  # type: ignore[arg-type]
 
 
@@ -85,14 +68,14 @@ def parse_assignments(items: Mapping[str, Any] | Sequence[str] | str | None, set
     """``['openalex=2', ...]`` (repeatable ``SERVICE=VALUE``) or a mapping -> ``{service: value}``, each service
     checked (the one ``NAME=VALUE`` rule, :func:`surge_dataset.core.vocabulary.parse_assignments`)."""
     return vocabulary.parse_assignments(items, setting, shape="SERVICE=VALUE",
-                                        hint=", e.g. openalex=http://127.0.0.1:8000", choices=tuple(_MODULES))
+                                        hint=", e.g. openalex=http://127.0.0.1:8000", choices=tuple(BIB_SERVICES))
 
 
 @dataclass(frozen=True)
 class ChainOptions:
     """Everything a chain needs: which sources (from the config) and how to ask them (from the run options)."""
 
-    services: tuple[BibService, ...] = ()
+    services: tuple[str, ...] = ()
     threshold: float = 95.0
     surveygen: str | None = None
     base_urls: Mapping[str, str] = field(default_factory=dict)
@@ -124,12 +107,12 @@ class ChainOptions:
             raise SettingError("bib_timeout must be above 0, bib_max_retries at least 0 and bib_concurrency at least 1 "
                                f"(not {run.bib_timeout}, {run.bib_max_retries}, {run.bib_concurrency})")
         return cls(services=services, threshold=threshold, surveygen=config.bib_surveygen,
-                   base_urls=parse_base_urls(run.bib_base_url, "bib_base_url", tuple(_MODULES)), rate_limits=rates,
+                   base_urls=parse_base_urls(run.bib_base_url, "bib_base_url", tuple(BIB_SERVICES)), rate_limits=rates,
                    timeout=float(run.bib_timeout), max_retries=int(run.bib_max_retries),
                    concurrency=int(run.bib_concurrency), cache_dir=run.cache_dir, offline=is_offline(environ))
 
     @property
-    def web_services(self) -> tuple[BibService, ...]:
+    def web_services(self) -> tuple[str, ...]:
         return tuple(s for s in self.services if s != SURVEYGEN)
 
     def key(self) -> tuple[Any, ...]:
@@ -293,7 +276,7 @@ class ReferenceChain:
         sources = {}
         for name, stats in self.stats.items():
             sources[name] = {**stats.as_dict(), **({"base_url": redact_url(self.base_url(name))}
-                                                   if name in _MODULES else {})}
+                                                   if name in BIB_SERVICES else {})}
             transport = self._transports.get(name)
             if transport is not None and transport.down_reason:
                 sources[name]["down"] = transport.down_reason

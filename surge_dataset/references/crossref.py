@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 from surge_dataset.core.http import Request
 from surge_dataset.core.vocabulary import CROSSREF
 from surge_dataset.references.base import AnswerError, Candidate, arxiv_id_of, clean_query, env_value
+from surge_dataset.references.registry import bib_service
 
 __all__ = ["SERVICE", "CrossrefService"]
 
@@ -37,6 +38,7 @@ def _date(issued: Any) -> tuple[int | None, str | None]:
     return parts[0], date
 
 
+@bib_service
 class CrossrefService:
     name = CROSSREF
     default_base_url = "https://api.crossref.org"

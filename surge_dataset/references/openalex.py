@@ -37,6 +37,7 @@ from surge_dataset.references.base import (
     env_value,
     year_of,
 )
+from surge_dataset.references.registry import bib_service
 
 __all__ = ["OpenAlex", "SERVICE", "filter_words", "title_search", "works_list", "works_request"]
 
@@ -100,6 +101,7 @@ def works_list(status: int, body: bytes) -> list[dict[str, Any]]:
     return [work for work in results or [] if isinstance(work, dict)]
 
 
+@bib_service
 class OpenAlex:
     name = OPENALEX
     default_base_url = "https://api.openalex.org"

@@ -21,12 +21,14 @@ from urllib.parse import urlencode
 from surge_dataset.core.http import Request
 from surge_dataset.core.vocabulary import SEMANTIC_SCHOLAR
 from surge_dataset.references.base import AnswerError, Candidate, clean_query, env_value, year_of
+from surge_dataset.references.registry import bib_service
 
 __all__ = ["SERVICE", "SemanticScholarService"]
 
 FIELDS = ["title", "year", "externalIds", "publicationDate"]
 
 
+@bib_service
 class SemanticScholarService:
     name = SEMANTIC_SCHOLAR
     default_base_url = "https://api.semanticscholar.org"
