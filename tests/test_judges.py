@@ -88,7 +88,7 @@ def test_generated_outline_and_short_sqs():
     assert boundary.value == 4.0 and len(judge.asked) == 2
     # paper: "## A" has 4 characters: scored 0 without asking
     tiny = structure_quality("# X\n", parse_survey("# A\n", "paper").heading_markdown(), FakeJudge())
-    assert tiny.value == 0.0 and tiny.items == 0 and tiny.diagnostics[0]["code"] == "short_outline"
+    assert tiny.value == 0.0 and tiny.items == 0 and tiny.diagnostics[0].code == "short_outline"
     none = structure_quality("# X\n", parse_survey("text only\n").heading_markdown(), FakeJudge())
     assert none.value == 0.0 and none.items == 0
 
@@ -119,14 +119,14 @@ def test_cqs_without_qualifying_section_is_missing_not_an_error():
     judge = FakeJudge()
     score = content_quality([n.content for n in parsed.content_sections(100)], judge)
     assert score.value is None and score.items == 0 and judge.asked == []
-    assert score.diagnostics[0]["code"] == "no_cqs_sections"
+    assert score.diagnostics[0].code == "no_cqs_sections"
 
 
 def test_cqs_mean_and_missing_counted():
     sections = ["A sentence that is long enough. " * 5, "Another long enough sentence here. " * 5]
     assert content_quality(sections, FakeJudge(5)).value == 5.0
     missing = content_quality(sections, FakeJudge(None))
-    assert missing.value is None and missing.missing == 2 and missing.diagnostics[0]["code"] == "judge_missing"
+    assert missing.value is None and missing.missing == 2 and missing.diagnostics[0].code == "judge_missing"
 
 
 class ByKeyword:
@@ -193,7 +193,7 @@ def test_rel_llm_and_kpr():
     assert kpr.value == 1.0 and kpr.items == 2
     assert [r.kind for r in judge.asked] == ["points", "score", "score"]
     none = key_point_recall("T", "GT text", "generated text", FakeJudge(1, points=()))
-    assert none.value is None and none.diagnostics[-1]["code"] == "kpr_no_points"
+    assert none.value is None and none.diagnostics[-1].code == "kpr_no_points"
 
 
 def test_prompts_registry():

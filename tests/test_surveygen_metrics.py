@@ -266,7 +266,7 @@ def test_rel_llm_sections_which_sections_count():
     judge = Yes()
     score = rel_llm_sections("T", "# Intro\n", long, judge)
     assert score.value == 1.0 and score.items == 2
-    assert [d["code"] for d in score.diagnostics] == ["rel_llm_sections_truncated"]
+    assert [d.code for d in score.diagnostics] == ["rel_llm_sections_truncated"]
     quoted = judge.asked[0].conversation[-1][1]
     assert ("word " * REL_SECTION_MAX_CHARS)[:REL_SECTION_MAX_CHARS] in quoted
     assert ("word " * REL_SECTION_MAX_CHARS)[:REL_SECTION_MAX_CHARS + 1] not in quoted

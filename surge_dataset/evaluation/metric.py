@@ -14,7 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from surge_dataset.core.diagnostics import Diagnostic, diagnostic
+from surge_dataset.core.interfaces import NLIBackend, TextEncoder
 from surge_dataset.core.vocabulary import MODEL_KINDS
+from surge_dataset.llm.judge import JudgeRequest
+from surge_dataset.scoring.heading_recall import EntityExtractor
+from surge_dataset.scoring.judges import ScoreJudge
 
 if TYPE_CHECKING:
     from surge_dataset.evaluation.config import EvaluationConfig
@@ -22,9 +27,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODEL_KINDS",
+    "Diagnostic",
     "Metric",
     "MetricOutput",
     "ModelSet",
+    "diagnostic",
     "Requests",
     "REGISTERED",
     "needed_models",
@@ -41,7 +48,7 @@ class Requests:
 
     nli: list[tuple[str, str]] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)  # for the sentence encoder
-    judge: list[Any] = field(default_factory=list)  # JudgeRequest
+    judge: list[JudgeRequest | None] = field(default_factory=list)
     ner: list[str] = field(default_factory=list)
 
     def extend(self, other: Requests) -> None:
@@ -57,7 +64,7 @@ class MetricOutput:
 
     values: dict[str, float | None]
     counts: dict[str, int] = field(default_factory=dict)
-    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
     details: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -65,26 +72,31 @@ class MetricOutput:
 class ModelSet:
     """The models of a run (prefetching wrappers), ``None`` where no selected metric needs the kind."""
 
-    nli: Any = None
-    encoder: Any = None
-    judge: Any = None
-    ner: Any = None
+    nli: NLIBackend | None = None
+    encoder: TextEncoder | None = None
+    judge: ScoreJudge | None = None
+    ner: EntityExtractor | None = None
 
     def prefetch(self, requests: Requests) -> None:
-        """Score every request of the run once per model kind (de-duplicated, length-sorted, cached)."""
+        """Score every request of the run once per model kind (de-duplicated, length-sorted, cached).
+
+        The run's NLI and encoder are prefetching wrappers (``evaluation/models.py``); a bare model handed in
+        directly has no ``prefetch`` and is asked when a metric scores.
+        """
         if requests.nli and self.nli is not None:
-            self.nli.prefetch(requests.nli)
+            _prefetch(self.nli, requests.nli)
         if requests.texts and self.encoder is not None:
-            self.encoder.prefetch(requests.texts)
+            _prefetch(self.encoder, requests.texts)
         if requests.judge and self.judge is not None:
             self.judge.run([r for r in requests.judge if r is not None])
         if requests.ner and self.ner is not None:
             self.ner.entities(requests.ner)
 
 
-def diagnostic(code: str, message: str) -> dict[str, Any]:
-    """A survey-level diagnostic record (the shape parse diagnostics have in results)."""
-    return {"code": code, "message": message, "line": None}
+def _prefetch(model: object, items: Sequence[object]) -> None:
+    prefetch = getattr(model, "prefetch", None)
+    if prefetch is not None:
+        prefetch(items)
 
 
 class Metric:

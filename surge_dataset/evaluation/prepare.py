@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 import platform
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from surge_dataset.core.defaults import DEFAULT_DATA
+from surge_dataset.core.diagnostics import Diagnostic
 from surge_dataset.core.errors import SurgeError
 from surge_dataset.core.metadata import installed_versions
 from surge_dataset.core.records import Paper, Survey
@@ -36,7 +37,7 @@ class PreparedSurvey:
     references: dict[int, int | None]  # reference number -> resolved doc id
     papers: dict[int, Paper]  # doc id -> paper, for every resolved reference
     citations: list[CitationInstance]
-    read_diagnostics: list[dict[str, Any]]
+    read_diagnostics: list[Diagnostic]
     gt_titles: list[str] = field(default_factory=list)  # corpus titles of GT all_cites (SurveyGen's R_H)
     corpus: Corpus | None = field(default=None, repr=False, compare=False)  # what resolved the references
     #: reference number -> its existence label and evidence, filled by reference_existence's prefetch
@@ -153,7 +154,7 @@ def prepare_text(
     *,
     survey_id: int | None = None,
     path: Path | None = None,
-    read_diagnostics: list[dict[str, Any]] | None = None,
+    read_diagnostics: list[Diagnostic] | None = None,
 ) -> PreparedSurvey:
     """Parse and resolve one generated survey given as text (what the ``evaluate`` modules receive)."""
     parsed = parse_survey(text, protocol=protocol)
@@ -181,7 +182,7 @@ def prepare_survey(data: SurgeData, survey_id: int, path: Path, protocol: str) -
         raise UnknownSurveyError(f"survey id {survey_id} has no ground truth in the dataset")
     text, read_diagnostics = read_survey_file(path)
     return prepare_text(text, data.survey(survey_id), data.corpus, protocol, survey_id=survey_id, path=path,
-                        read_diagnostics=[asdict(d) for d in read_diagnostics])
+                        read_diagnostics=read_diagnostics)
 
 
 # ------------------------------------------------------------------------------------------ counts

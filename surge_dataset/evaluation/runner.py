@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Container, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from surge_dataset.core.diagnostics import as_diagnostic, diagnostic, diagnostic_record
 from surge_dataset.core.errors import error_text
 from surge_dataset.core.io import JsonlJournal, atomic_write_json, atomic_write_text
 from surge_dataset.core.vocabulary import RELEASED
@@ -28,7 +28,7 @@ from surge_dataset.evaluation.config import (
     selected_metrics,
 )
 from surge_dataset.evaluation.fingerprints import run_fingerprint, survey_fingerprints
-from surge_dataset.evaluation.metric import Metric, ModelSet, Requests, diagnostic, needed_models
+from surge_dataset.evaluation.metric import Metric, ModelSet, Requests, needed_models
 from surge_dataset.evaluation.models import build_models, is_built, judge_report, unwrap
 from surge_dataset.evaluation.parallel import ProcessGroup, shared_model_pass
 from surge_dataset.evaluation.passages import recorded_passages
@@ -110,7 +110,7 @@ def score_survey(
     """All requested metrics of one prepared survey -> the result record written to the journal."""
     result: dict[str, Any] = {}
     counts: dict[str, int] = {}
-    diagnostics = list(prepared.read_diagnostics) + [asdict(d) for d in prepared.parsed.diagnostics]
+    diagnostics = [*prepared.read_diagnostics, *prepared.parsed.diagnostics]
     details: list[dict[str, Any]] = []
     for metric in selected_metrics(config):
         output = metric.score(prepared, models, config)
@@ -119,16 +119,16 @@ def score_survey(
             undefined = [k for k, v in values.items() if v is None]
             values.update(dict.fromkeys(undefined, 0.0))
             if undefined:  # the keys, so the mean over scored surveys can leave these zeros out (summary.py)
-                output.diagnostics.append({**diagnostic(
+                output.diagnostics.append(diagnostic(
                     "undefined_scored_zero", f"{', '.join(undefined)} undefined for this survey: scored 0 "
-                    "(--aggregate released, as the released evaluator does)"), "keys": undefined})
+                    "(--aggregate released, as the released evaluator does)", keys=undefined))
         result.update(values)
         counts.update(output.counts)
-        diagnostics.extend(output.diagnostics)
+        diagnostics.extend(as_diagnostic(d) for d in output.diagnostics)  # a plugin may still hand in dicts
         if with_details:
             details.extend(output.details)
     result["counts"] = {**survey_counts(prepared), **counts}
-    result["diagnostics"] = diagnostics
+    result["diagnostics"] = [diagnostic_record(d) for d in diagnostics]
     if with_details and not details:  # no selected metric reports items: say how every reference resolved
         details = resolution_details(prepared)
     for record in details:

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any
+from dataclasses import MISSING, fields
+from typing import Annotated, Any, get_type_hints
 
 from pydantic import (
     AfterValidator,
@@ -34,10 +35,14 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    create_model,
     field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+
+from surge_dataset.core.diagnostics import DIAGNOSTIC_FIELDS
+from surge_dataset.core.diagnostics import Diagnostic as CoreDiagnostic
 
 __all__ = ["COUNT_MAX", "NAME_MAX", "RESULTS_FIELDS", "RUN_RECORD_FIELDS", "SURVEY_KEY", "DetailsRecord", "Name",
            "OpenRecord", "ResultsFile", "WrittenResults", "check_name", "invalid", "refusal"]
@@ -95,10 +100,23 @@ class OpenRecord(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True, frozen=True)
 
 
-class Diagnostic(OpenRecord):
-    code: Text
-    message: Text = ""
-    line: StrictInt | None = None
+#: The strict, bounded pydantic type of each Python type a record's fields have.
+_STRICT: dict[Any, Any] = {str: Text, int | None: StrictInt | None}
+
+
+def _schema_of(record: type, names: tuple[str, ...]) -> type[OpenRecord]:
+    """An :class:`OpenRecord` of ``record``'s (a dataclass's) fields ``names``: their types made strict, the
+    defaults kept, so the schema is read off the one definition instead of restating it."""
+    hints = get_type_hints(record)
+    declared = {f.name: f for f in fields(record)}
+    spec: dict[str, Any] = {name: (_STRICT[hints[name]], ... if declared[name].default is MISSING
+                                   else declared[name].default) for name in names}
+    return create_model(record.__name__, __base__=OpenRecord, __module__=__name__, **spec)
+
+
+#: A diagnostic as a results file holds it: :func:`~surge_dataset.core.diagnostics.diagnostic_record`'s shape,
+#: the producer's extra fields allowed and kept.
+Diagnostic = _schema_of(CoreDiagnostic, DIAGNOSTIC_FIELDS)
 
 
 class Failure(OpenRecord):

@@ -7,12 +7,13 @@ scorer: duplicates encoded once, an on-disk cache, length-sorted batches, half p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from surge_dataset.core.cache import CacheDir
 from surge_dataset.core.defaults import DEFAULT_EMBEDDING_MODEL
+from surge_dataset.core.interfaces import TextEncoder
 from surge_dataset.models.base import load_model, model_fingerprint, resolve_dtype
 from surge_dataset.models.cache import EngineStats, ScoreCache, cached_vectors
 
@@ -25,31 +26,11 @@ __all__ = ["DEFAULT_EMBEDDING_MODEL", "EMBEDDING_METRICS", "Embedder", "TextEnco
 EMBEDDING_METRICS: tuple[str, ...] = ("SHR",)
 
 
-@runtime_checkable
-class TextEncoder(Protocol):
-    """Anything SHR can take in place of :class:`Embedder`: ``encode(texts)`` -> one row per text.
-
-    Rows are expected to be L2-normalised (so a dot product is a cosine similarity).
-    """
-
-    item_length = staticmethod(len)  #: what batches are sorted by (characters), so a batch pads little
-
-    @property
-    def chunk_size(self) -> int:
-        """Texts per model call (as :class:`~.nli.NLIScorer`: many batches, a small loss on a crash)."""
-        return self.batch_size * 16
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
-
-
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length in float32; all-zero rows stay zero instead of becoming NaN."""
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
     return vectors / np.where(norms == 0, 1.0, norms)
-
-
-#: Old spelling, kept for existing imports.
 
 
 class Embedder:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from surge_dataset.core.cache import CacheDir
 from surge_dataset.core.defaults import DEFAULT_NLI_MODEL
 from surge_dataset.core.errors import SurgeError
+from surge_dataset.core.interfaces import NLIBackend, Pair
 from surge_dataset.models.base import load_model, model_fingerprint, resolve_dtype
 from surge_dataset.models.cache import EngineStats, ScoreCache, cached_vectors
 
@@ -36,20 +37,7 @@ CANONICAL_LABELS: tuple[str, str, str] = ("contradiction", "entailment", "neutra
 #: What fails without an NLI model (named in load errors).
 NLI_METRICS: tuple[str, ...] = ("Doc-Acc", "Sec-Acc", "Sent-Acc")
 
-Pair = tuple[str, str]
 LogitsFn = Callable[[list[Pair]], np.ndarray]
-
-
-@runtime_checkable
-class NLIBackend(Protocol):
-    """Anything scoring code can take in place of :class:`NLIScorer` (e.g. a test fake with fixed logits).
-
-    ``logits`` returns one row per pair, its columns named by ``label_order``.
-    """
-
-    label_order: tuple[str, ...]
-
-    def logits(self, pairs: Sequence[Pair]) -> np.ndarray: ...
 
 
 class NotAnNLIModelError(SurgeError, ValueError):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
+from surge_dataset.core.interfaces import NLIBackend
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.records import Paper, Survey, gt_content_sections
 from surge_dataset.data.corpus import Corpus
@@ -138,7 +139,7 @@ def eval_coverage(target_cites: Sequence[int], refid2docid: Mapping[int, int | N
 
 
 def _accuracy(level: str, gt: Survey | None, refid2docid: Mapping[int, int | None],
-              cites: Sequence[tuple[int, str, str]], corpus: Corpus, nli: cite.NLILogits) -> float | None:
+              cites: Sequence[tuple[int, str, str]], corpus: Corpus, nli: NLIBackend) -> float | None:
     result = cite.citation_accuracy(
         refid2docid, citation_instances(cites), corpus_papers(corpus, refid2docid.values()),
         gt.survey_title if gt else "", gt.all_cites if gt else (), nli, protocol=PROTOCOL, levels=(level,),
@@ -147,7 +148,7 @@ def _accuracy(level: str, gt: Survey | None, refid2docid: Mapping[int, int | Non
 
 
 def eval_relevance_paper(
-    gt: Survey, refid2docid: Mapping[int, int | None], corpus: Corpus, nli: cite.NLILogits
+    gt: Survey, refid2docid: Mapping[int, int | None], corpus: Corpus, nli: NLIBackend
 ) -> float:
     """Mirrors ``informationFuncs.eval_relevance_paper``: mean over reference entries; 1 for a doc id in
     ``all_cites`` (no model), the NLI score (:func:`~surge_dataset.scoring.citations.nli_item_score`) for
@@ -157,7 +158,7 @@ def eval_relevance_paper(
 
 def eval_relevance_section(
     cites: Sequence[tuple[int, str, str]], refid2docid: Mapping[int, int | None], corpus: Corpus,
-    nli: cite.NLILogits,
+    nli: NLIBackend,
 ) -> float:
     """Mirrors ``informationFuncs.eval_relevance_section``: mean NLI score over citation instances (0 for
     ``[NOTEXIST]``); 0 without citations."""
@@ -166,7 +167,7 @@ def eval_relevance_section(
 
 def eval_relevance_sentence(
     cites: Sequence[tuple[int, str, str]], refid2docid: Mapping[int, int | None], corpus: Corpus,
-    nli: cite.NLILogits,
+    nli: NLIBackend,
 ) -> float:
     """Mirrors ``informationFuncs.eval_relevance_sentence`` (as :func:`eval_relevance_section`, sentence level)."""
     return _zero_if_undefined(_accuracy("sent", None, refid2docid, cites, corpus, nli))

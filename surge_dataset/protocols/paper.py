@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
+from surge_dataset.core.interfaces import NLIBackend
 from surge_dataset.core.records import Survey, gt_content_sections
 from surge_dataset.data.corpus import Corpus
 from surge_dataset.protocols.official import (
@@ -89,7 +90,7 @@ def extract_cites_with_subtitle_and_sentence(survey: GeneratedSurvey) -> list[tu
 
 
 def _accuracy(level: str, gt: Survey, refid2docid: Mapping[int, int | None], cites: Sequence[tuple[int, str, str]],
-              corpus: Corpus, nli: cite.NLILogits) -> float | None:
+              corpus: Corpus, nli: NLIBackend) -> float | None:
     result = cite.citation_accuracy(
         refid2docid, citation_instances(cites), corpus_papers(corpus, refid2docid.values()), gt.survey_title,
         gt.all_cites, nli, protocol=PROTOCOL, levels=(level,),
@@ -98,19 +99,19 @@ def _accuracy(level: str, gt: Survey, refid2docid: Mapping[int, int | None], cit
 
 
 def eval_relevance_paper(gt: Survey, refid2docid: Mapping[int, int | None], cites: Sequence[tuple[int, str, str]],
-                         corpus: Corpus, nli: cite.NLILogits) -> float | None:
+                         corpus: Corpus, nli: NLIBackend) -> float | None:
     """Doc-Acc over citation instances (not reference entries), premise unquoted, neutral always 0.5."""
     return _accuracy("doc", gt, refid2docid, cites, corpus, nli)
 
 
 def eval_relevance_section(gt: Survey, refid2docid: Mapping[int, int | None], cites: Sequence[tuple[int, str, str]],
-                           corpus: Corpus, nli: cite.NLILogits) -> float | None:
+                           corpus: Corpus, nli: NLIBackend) -> float | None:
     """Sec-Acc with the pair in (premise, hypothesis) order."""
     return _accuracy("sec", gt, refid2docid, cites, corpus, nli)
 
 
 def eval_relevance_sentence(gt: Survey, refid2docid: Mapping[int, int | None], cites: Sequence[tuple[int, str, str]],
-                            corpus: Corpus, nli: cite.NLILogits) -> float | None:
+                            corpus: Corpus, nli: NLIBackend) -> float | None:
     """Sent-Acc with the pair in (premise, hypothesis) order."""
     return _accuracy("sent", gt, refid2docid, cites, corpus, nli)
 

@@ -42,6 +42,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from surge_dataset.core.interfaces import NLIBackend, Pair
 from surge_dataset.core.records import Paper
 from surge_dataset.scoring.citations import ENTAILMENT
 from surge_dataset.survey import GeneratedSurvey
@@ -70,7 +71,6 @@ MAX_CITATIONS = 3
 #: The order in which the questions of a survey can be asked: each stage needs the previous answers.
 STAGES = ("joint", "single", "leave_one_out")
 
-Pair = tuple[str, str]
 
 #: A group of citation numbers in brackets: ``[3]``, ``[1, 2]``, ``[1-3]``, ``[1; 2]``, ``[2, 4-6]``.
 _CITE = r"\[\s*\d{1,6}(?:\s*[-\u2013\u2014]\s*\d{1,6})?(?:\s*[,;]\s*\d{1,6}(?:\s*[-\u2013\u2014]\s*\d{1,6})?)*\s*\]"
@@ -215,7 +215,7 @@ class NLIEntailment:
     is fed as (premise, hypothesis). Decisions are memoised, so asking again costs nothing.
     """
 
-    def __init__(self, nli: Any) -> None:
+    def __init__(self, nli: NLIBackend) -> None:
         self.nli = nli
         self._memo: dict[Pair, bool] = {}
 

@@ -10,22 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
+from surge_dataset.core.interfaces import NLIBackend, Pair
 from surge_dataset.core.records import Paper
 from surge_dataset.core.vocabulary import OFFICIAL, PAPER, PROTOCOLS
 
 CONTRADICTION, ENTAILMENT, NEUTRAL = 0, 1, 2  # canonical logit columns (surge_dataset.models.nli)
 #: Citation accuracy's levels: document (Doc-Acc), section (Sec-Acc), sentence (Sent-Acc).
 LEVELS = ("doc", "sec", "sent")
-
-Pair = tuple[str, str]
-
-
-class NLILogits(Protocol):
-    def logits(self, pairs: Sequence[Pair]) -> np.ndarray: ...
 
 
 # ------------------------------------------------------------------------------------------ templates
@@ -200,7 +195,7 @@ def citation_accuracy(
     papers: Mapping[int, Paper],
     gt_title: str,
     gt_cites: Iterable[int],
-    nli: NLILogits,
+    nli: NLIBackend,
     *,
     protocol: str = "official",
     with_details: bool = False,

@@ -27,7 +27,8 @@ from typing import Protocol
 
 import numpy as np
 
-from surge_dataset.scoring.shr import MAX_HEADING_CHARS, TextEncoder, soft_cardinality
+from surge_dataset.core.interfaces import TextEncoder
+from surge_dataset.scoring.shr import MAX_HEADING_CHARS, soft_cardinality
 
 __all__ = [
     "EntityExtractor",

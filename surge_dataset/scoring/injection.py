@@ -31,7 +31,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+
+from surge_dataset.core.diagnostics import Diagnostic, diagnostic
 
 __all__ = ["INJECTION_CODE", "InjectionFinding", "find_injections", "injection_diagnostics"]
 
@@ -116,18 +117,18 @@ def find_injections(text: str) -> list[InjectionFinding]:
     return list(dict.fromkeys(findings))
 
 
-def injection_diagnostics(metric: str, texts: Iterable[str]) -> list[dict[str, Any]]:
+def injection_diagnostics(metric: str, texts: Iterable[str]) -> list[Diagnostic]:
     """One ``judge_injection`` diagnostic per finding kind in the ``texts`` a metric quotes to its judge."""
     by_kind: dict[str, list[InjectionFinding]] = {}
     for text in texts:
         for finding in find_injections(text or ""):
             by_kind.setdefault(finding.kind, []).append(finding)
-    diagnostics = []
+    diagnostics: list[Diagnostic] = []
     for kind, findings in by_kind.items():
         shown = "; ".join(f"{f.phrase!r}" + (f" (hidden: {f.hidden})" if f.hidden else "")
                           for f in list(dict.fromkeys(findings))[:3])
-        diagnostics.append({"code": INJECTION_CODE, "line": None, "kind": kind,
-                            "hidden": sorted({f.hidden for f in findings if f.hidden}),
-                            "message": f"{metric}: the text quoted to the judge addresses it ({kind}: {shown}); "
-                                       "the judge was told to ignore it, the score is not changed"})
+        diagnostics.append(diagnostic(
+            INJECTION_CODE, f"{metric}: the text quoted to the judge addresses it ({kind}: {shown}); "
+            "the judge was told to ignore it, the score is not changed",
+            kind=kind, hidden=sorted({f.hidden for f in findings if f.hidden})))
     return diagnostics

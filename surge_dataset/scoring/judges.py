@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
+from surge_dataset.core.diagnostics import Diagnostic, diagnostic
 from surge_dataset.core.records import CONTENT_MIN_CHARS, Section, Survey
 from surge_dataset.core.vocabulary import OFFICIAL, PAPER
 from surge_dataset.llm.judge import JudgeOutcome, JudgeRequest
@@ -85,11 +86,7 @@ class JudgeScore:
     items: int = 0  # judge questions the value is built from
     missing: int = 0  # of those, how many got no usable answer
     failed: int = 0  # of the missing, how many because the request itself failed (retried on a rerun)
-    diagnostics: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _diagnostic(code: str, message: str) -> dict[str, Any]:
-    return {"code": code, "message": message, "line": None}
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 def _aggregate(name: str, outcomes: Sequence[JudgeOutcome]) -> JudgeScore:
@@ -100,7 +97,7 @@ def _aggregate(name: str, outcomes: Sequence[JudgeOutcome]) -> JudgeScore:
     diagnostics = []
     if missing:
         reasons = sorted({o.error or "no answer" for o in outcomes if o.value is None})
-        diagnostics.append(_diagnostic("judge_missing", f"{name}: {missing} of {len(outcomes)} judge answers missing ({'; '.join(reasons)})"))
+        diagnostics.append(diagnostic("judge_missing", f"{name}: {missing} of {len(outcomes)} judge answers missing ({'; '.join(reasons)})"))
     return JudgeScore(
         value=float(np.mean(values)) if values else None,
         weighted=float(np.mean(weighted)) if weighted else None,
@@ -179,7 +176,7 @@ def structure_quality(gt_outline: str, generated_outline: str, judge: ScoreJudge
     """SQS of one survey: one integer 0-5 from the judge; 0 below 5 characters of generated headings."""
     request = sqs_request(gt_outline, generated_outline, style=style)
     if request is None:
-        return JudgeScore(0.0, 0.0, diagnostics=[_diagnostic("short_outline", "generated headings under 5 characters: SQS = 0")])
+        return JudgeScore(0.0, 0.0, diagnostics=[diagnostic("short_outline", "generated headings under 5 characters: SQS = 0")])
     return _aggregate("sqs", judge.run([request]))
 
 
@@ -234,12 +231,12 @@ def content_quality(sections: Sequence[str], judge: ScoreJudge, *, style: str | 
     section qualifies. Under ``paper`` a section cut to fit the judge is named in a ``cqs_truncated`` diagnostic."""
     requests = cqs_requests(sections, style=style, protocol=protocol)
     if not requests:
-        return JudgeScore(None, None, diagnostics=[_diagnostic(
+        return JudgeScore(None, None, diagnostics=[diagnostic(
             "no_cqs_sections", f"no section (root included) has {CONTENT_MIN_CHARS} characters of content: CQS is undefined")])
     score = _aggregate("cqs", judge.run(requests))
     cut = sum(len(text) > CQS_PAPER_MAX_CHARS for text in sections) if protocol == PAPER else 0
     if cut:
-        score.diagnostics.insert(0, _diagnostic("cqs_truncated", (
+        score.diagnostics.insert(0, diagnostic("cqs_truncated", (
             f"{cut} of {len(sections)} sections longer than {CQS_PAPER_MAX_CHARS:,} characters were cut there (back "
             "to their last '.') to fit the judge's context; the rest were scored whole")))
     return score
@@ -259,7 +256,7 @@ def rel_llm(title: str, gt_outline: str, generated_outline: str, judge: ScoreJud
     """Rel_LLM: the judge's 1-5 rating of structural alignment; 1 without generated headings (not asked)."""
     request = rel_llm_request(title, gt_outline, generated_outline)
     if request is None:
-        return JudgeScore(1.0, 1.0, diagnostics=[_diagnostic("short_outline", "generated headings under 5 characters: Rel_LLM = 1")])
+        return JudgeScore(1.0, 1.0, diagnostics=[diagnostic("short_outline", "generated headings under 5 characters: Rel_LLM = 1")])
     return _aggregate("rel_llm", judge.run([request]))
 
 
@@ -316,14 +313,14 @@ def rel_llm_sections(title: str, gt_outline: str, sections: Sequence[tuple[str, 
     out of the share and counted (as KPR's).
     """
     if not sections:
-        return JudgeScore(0.0, None, diagnostics=[_diagnostic(
+        return JudgeScore(0.0, None, diagnostics=[diagnostic(
             "no_sections", "no generated section with a heading and text (references excluded): rel_llm_sections = 0")])
     score = _aggregate("rel_llm_sections", judge.run(rel_llm_section_requests(title, gt_outline, sections,
                                                                               max_chars=max_chars)))
     score.weighted = None  # a 0/1 answer has no meaningful weighted variant here
     cut = sum(len(text) > max_chars for _, text in sections)
     if cut:
-        score.diagnostics.insert(0, _diagnostic("rel_llm_sections_truncated", (
+        score.diagnostics.insert(0, diagnostic("rel_llm_sections_truncated", (
             f"{cut} of {len(sections)} sections longer than {max_chars:,} characters: the judge read their first "
             f"{max_chars:,}")))
     return score
@@ -359,12 +356,12 @@ def key_point_recall(title: str, gt_survey_text: str, generated_survey_text: str
     extraction = judge.run([kpr_extract_request(title, gt_survey_text, max_chars=max_chars, max_points=max_points)])[0]
     diagnostics = []
     if len(gt_survey_text) > max_chars or len(generated_survey_text) > max_chars:
-        diagnostics.append(_diagnostic("kpr_truncated", f"a survey longer than {max_chars} characters was cut for KPR"))
+        diagnostics.append(diagnostic("kpr_truncated", f"a survey longer than {max_chars} characters was cut for KPR"))
     if not extraction.points:
-        diagnostics.append(_diagnostic("kpr_no_points", f"no key points extracted from the GT survey ({extraction.error})"))
+        diagnostics.append(diagnostic("kpr_no_points", f"no key points extracted from the GT survey ({extraction.error})"))
         return JudgeScore(None, None, items=1, missing=1, failed=int(extraction.failed), diagnostics=diagnostics)
     if not generated_survey_text.strip():
-        return JudgeScore(0.0, None, diagnostics=diagnostics + [_diagnostic("empty_survey", "empty generated survey: KPR = 0")])
+        return JudgeScore(0.0, None, diagnostics=diagnostics + [diagnostic("empty_survey", "empty generated survey: KPR = 0")])
     score = _aggregate("kpr", judge.run(kpr_check_requests(extraction.points, generated_survey_text, max_chars=max_chars)))
     score.weighted = None  # a 0/1 check has no meaningful weighted variant here
     score.diagnostics = diagnostics + score.diagnostics

@@ -8,17 +8,13 @@ not clip: raw cosines make values slightly above 1 possible.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 import numpy as np
 
+from surge_dataset.core.interfaces import TextEncoder
 from surge_dataset.core.vocabulary import OFFICIAL
 
 MAX_HEADING_CHARS = 512
-
-
-class TextEncoder(Protocol):
-    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 def cut_headings(headings: Sequence[str]) -> list[str]:

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol
 
 import numpy as np
 
+from surge_dataset.core.interfaces import TextEncoder
 from surge_dataset.core.records import Survey
 from surge_dataset.survey import GeneratedSurvey, SurveyNode
 
@@ -58,10 +58,6 @@ _NON_CONTENT_RE = re.compile(
     r"conflicts? of interests?|supplementary (?:materials?|information|data)|references?|bibliography)$"
 )
 _NUMBERING_RE = re.compile(r"^(?:(?:\d+(?:\.\d+)*|[ivxlc]+|[a-z])[.)]?\s+)", re.I)
-
-
-class TextEncoder(Protocol):
-    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 def is_non_content_section(title: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from surge_dataset.survey.model import Diagnostic
+from surge_dataset.core.diagnostics import Diagnostic, diagnostic
 
 
 def decode_survey_bytes(data: bytes) -> tuple[str, list[Diagnostic]]:
@@ -32,7 +32,7 @@ def decode_survey_bytes(data: bytes) -> tuple[str, list[Diagnostic]]:
                     continue
                 line = data.count(b"\n", 0, err.start) + 1
                 diagnostics.append(
-                    Diagnostic(
+                    diagnostic(
                         "decode_fallback",
                         f"not valid UTF-8 (byte {err.start}: {data[err.start : err.start + 1]!r}); "
                         f"decoded as {encoding}",

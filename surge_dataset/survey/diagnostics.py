@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from surge_dataset.survey.model import Citation, Diagnostic, Reference
+from surge_dataset.core.diagnostics import Diagnostic, diagnostic
+from surge_dataset.survey.model import Citation, Reference
 
 
 def missing_numbers_diagnostic(citations: list[Citation], references: dict[int, Reference]) -> list[Diagnostic]:
@@ -13,7 +14,7 @@ def missing_numbers_diagnostic(citations: list[Citation], references: dict[int, 
     distinct = sorted(set(missing))
     shown = ", ".join(map(str, distinct[:20])) + (" ..." if len(distinct) > 20 else "")
     return [
-        Diagnostic(
+        diagnostic(
             "missing_reference_number",
             f"{len(missing)} citation instance(s) cite {len(distinct)} number(s) absent from the reference "
             f"list: {shown}",
@@ -25,9 +26,9 @@ def final_diagnostics(headings: int, references: dict[int, Reference]) -> list[D
     """``no_headings`` / ``no_references`` when the survey has none."""
     out = []
     if headings == 0:
-        out.append(Diagnostic("no_headings", "no Markdown heading found; everything is root content"))
+        out.append(diagnostic("no_headings", "no Markdown heading found; everything is root content"))
     if not references:
-        out.append(Diagnostic("no_references", "no reference-list entry found"))
+        out.append(diagnostic("no_references", "no reference-list entry found"))
     return out
 
 

@@ -9,19 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from surge_dataset.core.diagnostics import Diagnostic
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.records import CONTENT_MIN_CHARS
 from surge_dataset.core.vocabulary import OFFICIAL
 from surge_dataset.survey.headings import is_references_node, official_skipped, paper_heading_skipped
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """Something odd found while reading a survey; parsing goes on and reports it instead of failing."""
-
-    code: str
-    message: str
-    line: int | None = None
 
 
 @dataclass(frozen=True)

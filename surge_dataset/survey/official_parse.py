@@ -21,9 +21,10 @@ import bisect
 import functools
 import re
 
+from surge_dataset.core.diagnostics import Diagnostic, diagnostic
 from surge_dataset.survey.diagnostics import final_diagnostics, missing_numbers_diagnostic
 from surge_dataset.survey.headings import official_skipped
-from surge_dataset.survey.model import Citation, Diagnostic, GeneratedSurvey, Reference, walk_nodes
+from surge_dataset.survey.model import Citation, GeneratedSurvey, Reference, walk_nodes
 from surge_dataset.survey.tree import build_tree, to_int
 
 #: A heading line: one or more ``#``, white space, the title (the rest of the line).
@@ -102,7 +103,7 @@ def official_references(lines: list[str], diagnostics: list[Diagnostic]) -> dict
             prefix = OFFICIAL_NUMBERED_LINE_RE.match(stripped)
             if prefix and stripped[prefix.end() :].strip():
                 diagnostics.append(
-                    Diagnostic(
+                    diagnostic(
                         "unparsed_reference_line",
                         f"the released reference pattern finds no title in {stripped[:120]!r} "
                         "(`--protocol paper` reads such titles)",
@@ -115,7 +116,7 @@ def official_references(lines: list[str], diagnostics: list[Diagnostic]) -> dict
         before = stripped[before_at] if before_at >= prefix_end else ""
         if before and not before.isspace():
             diagnostics.append(
-                Diagnostic(
+                diagnostic(
                     "official_title_cut",
                     f"the released pattern keeps only the text after {before!r}: {title!r} "
                     "(`--protocol paper` reads the whole title)",
@@ -124,7 +125,7 @@ def official_references(lines: list[str], diagnostics: list[Diagnostic]) -> dict
             )
         if ref_number in references:
             diagnostics.append(
-                Diagnostic(
+                diagnostic(
                     "duplicate_reference_number",
                     f"[{ref_number}] listed again (first on line {references[ref_number].line}); "
                     "the released evaluator keeps the last title",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from surge_dataset.core.diagnostics import Diagnostic, diagnostic
 from surge_dataset.survey.citations import (
     MAX_CITATION_RANGE,
     citation_groups,
@@ -27,7 +28,7 @@ from surge_dataset.survey.headings import (
     is_references_title,
     strip_wrapping_emphasis,
 )
-from surge_dataset.survey.model import Citation, Diagnostic, GeneratedSurvey, Reference, walk_nodes
+from surge_dataset.survey.model import Citation, GeneratedSurvey, Reference, walk_nodes
 from surge_dataset.survey.tree import build_tree, to_int
 
 __all__ = ["MARKDOWN_LINK_RE", "MAX_CITATION_RANGE", "expand_citation_range", "parse_paper"]
@@ -185,7 +186,7 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
     def add(number: int, entry: str, raw: str, line: int) -> None:
         if number in references:
             diagnostics.append(
-                Diagnostic(
+                diagnostic(
                     "duplicate_reference_number",
                     f"[{number}] listed again (first on line {references[number].line}); the first is kept",
                     line,
@@ -195,7 +196,7 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
         title = paper_reference_title(entry)
         if not title:
             diagnostics.append(
-                Diagnostic(
+                diagnostic(
                     "unparsed_reference_line", f"no title in reference entry {raw.strip()[:120]!r}", line
                 )
             )
@@ -220,7 +221,7 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
                 unparsed.append((number, text))
         if not references and bullets:
             diagnostics.append(
-                Diagnostic(
+                diagnostic(
                     "unnumbered_references",
                     f"the references section lists {len(bullets)} entries without numbers; numbered 1.."
                     f"{len(bullets)} in order, so no [n] in the text can be matched with certainty",
@@ -233,7 +234,7 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
             unparsed.extend((number, raw) for number, _entry, raw in bullets)
         for number, text in unparsed:
             diagnostics.append(
-                Diagnostic(
+                diagnostic(
                     "unparsed_reference_line",
                     f"line in the references section is not an entry: {text.strip()[:120]!r}",
                     number,
@@ -241,7 +242,7 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
             )
         if not references:
             diagnostics.append(
-                Diagnostic(
+                diagnostic(
                     "empty_references_section",
                     "a references section exists but holds no entry; looking for [n] lines elsewhere",
                     min(region_numbers) if region_numbers else None,
@@ -278,7 +279,7 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
                 used += 1
         if extras:
             diagnostics.append(
-                Diagnostic(
+                diagnostic(
                     "stray_reference_lines",
                     f"{len(extras)} [n] line(s) outside the main reference list (lines "
                     f"{line_list([item[0] for item in extras])}); "
@@ -288,7 +289,7 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
             )
     elif outside:
         diagnostics.append(
-            Diagnostic(
+            diagnostic(
                 "stray_reference_lines",
                 f"{len(outside)} [n] line(s) outside the references section are left as text (lines "
                 f"{line_list([item[0] for item in outside])})",
@@ -311,7 +312,7 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
             end = ends[k] if k < len(ends) else len(content)
             sentence = content[begin:end].strip()
             for item in group.clipped:
-                diagnostics.append(Diagnostic("suspicious_citation_range",
+                diagnostics.append(diagnostic("suspicious_citation_range",
                                               f"citation range [{item}] kept as its two ends only", node.line or None))
             citations.extend(Citation(cited, node.title, sentence, at) for cited in group.numbers)
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from surge_dataset.core.diagnostics import Diagnostic, diagnostic
 from surge_dataset.core.vocabulary import OFFICIAL, PROTOCOLS
 from surge_dataset.survey.decode import decode_survey_bytes, normalise_newlines, split_lines
-from surge_dataset.survey.model import Diagnostic, GeneratedSurvey
+from surge_dataset.survey.model import GeneratedSurvey
 from surge_dataset.survey.official_parse import parse_official
 from surge_dataset.survey.paper_parse import parse_paper
 
@@ -21,12 +22,12 @@ def parse_survey(text: str | bytes, protocol: str = "official") -> GeneratedSurv
     text = normalise_newlines(text, keep_bom=protocol == OFFICIAL)
     if text.startswith("\ufeff") and protocol == OFFICIAL:
         diagnostics.append(
-            Diagnostic("byte_order_mark", "the file starts with a byte-order mark, kept as the released "
+            diagnostic("byte_order_mark", "the file starts with a byte-order mark, kept as the released "
                        "evaluator keeps it (a heading on the first line is then not read as a heading)", 1)
         )
     lines = split_lines(text)
     if not text.strip():
-        diagnostics.append(Diagnostic("empty_file", "the survey is empty or only white space"))
+        diagnostics.append(diagnostic("empty_file", "the survey is empty or only white space"))
     if protocol == OFFICIAL:
         return parse_official(lines, diagnostics)
     return parse_paper(lines, diagnostics)

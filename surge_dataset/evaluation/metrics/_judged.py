@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from surge_dataset.evaluation.metric import Metric, MetricOutput
+from surge_dataset.evaluation.metric import Diagnostic, Metric, MetricOutput
 
 
 def repeats(config: Any) -> list[int | None]:
@@ -71,7 +71,7 @@ def judged_output(metric: Metric, scores: Any, config: Any) -> MetricOutput:
     failed = sum(s.failed for s in scores)
     if failed:  # transport failures: the survey is scored again on a rerun
         counts[f"{name}_failed"] = failed
-    diagnostics: list[dict[str, Any]] = []
+    diagnostics: list[Diagnostic] = []
     for score in scores:
         diagnostics += [d for d in score.diagnostics if d not in diagnostics]
     return MetricOutput(values, counts=counts, diagnostics=diagnostics)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from surge_dataset.evaluation.metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.evaluation.metric import Diagnostic, Metric, MetricOutput, diagnostic, register
 from surge_dataset.evaluation.metrics._judged import repeats, with_repeat
 from surge_dataset.scoring import judges, pairwise
 from surge_dataset.scoring.injection import injection_diagnostics
@@ -84,7 +84,7 @@ class PairwiseGT(Metric):
             results.append((repeat, pairwise.reconcile(forward, backward)))
         return self._output(results, inputs[3] + injection_diagnostics(self.name, [inputs[1]]), config)
 
-    def _output(self, results: list[tuple[int | None, pairwise.PairResult]], notes: list[dict[str, Any]],
+    def _output(self, results: list[tuple[int | None, pairwise.PairResult]], notes: list[Diagnostic],
                 config: Any) -> MetricOutput:
         defined = [_indicators(r) for _, r in results if r.outcome is not None]
         values: dict[str, float | None] = {k: float(np.mean([d[k] for d in defined])) if defined else None for k in KEYS}

@@ -28,7 +28,7 @@ from surge_dataset.core.vocabulary import (
     SURVEYGEN,
     UNCHECKED,
 )
-from surge_dataset.evaluation.metric import Metric, MetricOutput, diagnostic, register
+from surge_dataset.evaluation.metric import Diagnostic, Metric, MetricOutput, diagnostic, register
 from surge_dataset.survey.whole_titles import WholeTitle, whole_reference_titles
 
 __all__ = ["ReferenceExistence", "entry_titles", "label_surveys"]
@@ -150,7 +150,7 @@ class ReferenceExistence(Metric):
                                       **({"protocol_title": whole.protocol_title} if whole.cut else {}),
                                       **evidence.as_record()} for number, (evidence, late, whole) in sorted(labels.items())])
 
-    def _notes(self, survey, labels, after, config) -> list[dict[str, Any]]:
+    def _notes(self, survey, labels, after, config) -> list[Diagnostic]:
         from surge_dataset.references import is_offline, parse_services
 
         notes = []
