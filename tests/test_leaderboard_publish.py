@@ -291,3 +291,26 @@ def test_a_rescoring_that_breaks_refuses_that_submission_only(honest, tmp_path, 
     assert summary.refused[0]["reason"].startswith("re-scoring failed: a parser fault on")
     assert str(tmp_path) not in summary.refused[0]["reason"]
     assert list(_systems(tmp_path / "space").index) == ["Good"]
+
+
+def test_a_build_loads_each_model_once_for_all_submissions(honest, tmp_path, monkeypatch):  # noqa: F811
+    """Re-scoring two submissions with one NLI model and one embedder builds each once, not once per submission."""
+    from surge_dataset.models import embed, nli
+
+    built = {"nli": 0, "encoder": 0}
+    for module, cls_name, kind in ((nli, "NLIScorer", "nli"), (embed, "Embedder", "encoder")):
+        real = getattr(module, cls_name)
+
+        def counted(*args, _real=real, _kind=kind, **kwargs):
+            built[_kind] += 1
+            return _real(*args, **kwargs)
+        monkeypatch.setattr(module, cls_name, counted)
+    other = tmp_path / "other-passages"
+    shutil.copytree(honest.passages, other)
+    with (other / "0" / "survey.md").open("a", encoding="utf-8") as handle:
+        handle.write("\nOne more sentence.\n")
+    pack_submission(honest.results, honest.passages, tmp_path / "a", data=honest.data, verify=False, name="A")
+    pack_submission(honest.results, other, tmp_path / "b", data=honest.data, verify=False, name="B")
+    summary = build_space([tmp_path / "a", tmp_path / "b"], tmp_path / "space", data=honest.data.path,
+                          models=honest.models, resamples=RESAMPLES)
+    assert summary.rescored == 2 and built == {"nli": 1, "encoder": 1}

@@ -42,6 +42,7 @@ def verify_entries(entries: Sequence[Entry], metrics: Sequence[str], dataset: An
     from surge_dataset.leaderboard.verify import UNVERIFIED, Verification, verify_results
 
     published = {}
+    loaded: dict[tuple[str, ...], Any] = {}  # each model built once for the whole build, not once per submission
     for entry in entries:
         if verify is False or (verify is None and entry.submission is None):
             why = "not re-scored (--no-verify)" if verify is False else \
@@ -51,7 +52,7 @@ def verify_entries(entries: Sequence[Entry], metrics: Sequence[str], dataset: An
             reused = len(store.reused)
             try:
                 found = verify_results(entry.results, entry.passages, dataset, models=models, device=device,
-                                       store=store)
+                                       store=store, loaded=loaded)
             except Exception as exc:  # noqa: BLE001 - anything a hostile submission triggers refuses it, not the build
                 first = (str(exc).splitlines() or [""])[0] or "an error with no message"
                 refused.append(refusal(entry, f"re-scoring failed: {first}"))

@@ -311,11 +311,13 @@ def precision_slack(key: str, kind: str, recomputed: Mapping[str, Any]) -> float
 
 def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any, *,
                    models: Mapping[str, str] | None = None, device: str | None = None, tolerance: float = TOLERANCE,
-                   cache_dir: Path | None = None, store: RescoreStore | None = None) -> Verification:
+                   cache_dir: Path | None = None, store: RescoreStore | None = None,
+                   loaded: dict[tuple[str, ...], Any] | None = None) -> Verification:
     """Re-score the deterministic metrics of ``results`` (a results dict, already checked by the schema) from the
     surveys in ``passages`` against ``data``; ``models``: ``NAME=PATH`` local copies (``--model``); ``store``: earlier
     re-computations by what they covered (:mod:`.rescore_store`): the same surveys, data, weights, metric versions
-    and settings are not re-run, only compared again."""
+    and settings are not re-run, only compared again. ``loaded``: the models already built by earlier calls (a
+    build re-scores many submissions with the same models: each is loaded once, not once per submission)."""
     from surge_dataset.models.base import resolve_device
 
     config, surveys = results["config"], results["surveys"]
@@ -336,7 +338,7 @@ def verify_results(results: Mapping[str, Any], passages: Path | None, data: Any,
         run_config = _config(config, [m.name for m in runnable], paths, out.device)
         written = result_keys(run_config)  # a key the results dropped is compared too: None against the value
         chosen = [k for k in keys if k in written] + [k for k in written if k not in keys]
-        redone = _rescored(data, passages, run_config, runnable, paths, cache_dir, store, chosen, out)
+        redone = _rescored(data, passages, run_config, runnable, paths, cache_dir, store, chosen, out, loaded)
         if redone is None:
             out.status = UNVERIFIED
             return out
@@ -370,7 +372,7 @@ def _covers(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any],
 
 def _rescored(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any], paths: Mapping[str, str],
               cache_dir: Path | None, store: RescoreStore | None, chosen: Sequence[str],
-              out: Verification) -> dict[str, Any] | None:
+              out: Verification, loaded: dict[tuple[str, ...], Any] | None = None) -> dict[str, Any] | None:
     """The re-run's surveys, failures and details: from ``store`` when it holds this very re-computation, else run
     (and kept there); None when it could not run (said in ``out``)."""
     from surge_dataset.core.errors import SurgeError
@@ -394,7 +396,7 @@ def _rescored(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any
         with tempfile.TemporaryDirectory(prefix="surge-verify-") as tmp:
             redone = evaluate_run(data, passages, Path(tmp) / "results.json", run_config,
                                   details_path=Path(tmp) / "details.jsonl",
-                                  **{f"{kind}_factory": make for kind, make in
+                                  **{f"{kind}_factory": _kept(loaded, kind, run_config, make) for kind, make in
                                      model_factories(run_config, RunOptions(cache_dir=cache_dir)).items()})
             details = _read_details(Path(tmp) / "details.jsonl")
     except SurgeError as exc:  # a model that does not load, an unreadable folder: said, not a failed build
@@ -409,6 +411,24 @@ def _rescored(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any
     if store is not None and key is not None and covers is not None:
         store.put(key, covers, rescored)
     return rescored
+
+
+#: Model kind -> the config fields that say which model is built, and how (the key of a loaded model).
+_MODEL_KEYS = {"nli": ("nli_model", "dtype", "device"), "encoder": ("embedding_model", "embedding_dtype", "device"),
+               "ner": ("ner_model", "device")}
+
+
+def _kept(loaded: dict[tuple[str, ...], Any] | None, kind: str, run_config: Any, make: Any) -> Any:
+    """``make``, building each model at most once per ``loaded`` (the same name, precision and device)."""
+    if loaded is None or kind not in _MODEL_KEYS:
+        return make
+    key = (kind, *(str(getattr(run_config, field)) for field in _MODEL_KEYS[kind]))
+
+    def build() -> Any:
+        if key not in loaded:
+            loaded[key] = make()
+        return loaded[key]
+    return build
 
 
 def _read_details(path: Path) -> list[dict[str, Any]]:
