@@ -127,10 +127,10 @@ def _details(raw: _Raw, name: str, given: dict[str, Path]) -> Path | None:
     return None
 
 
-def _refusal(label: str, system: str | None, exc: BaseException) -> dict[str, Any]:
-    """A refused input as published: its file or folder name, the name it claims, the first line of why (no local
-    path)."""
-    reason = strip_local_paths((str(exc).strip().splitlines() or [type(exc).__name__])[0])
+def refused_input(label: str, system: str | None, why: BaseException | str) -> dict[str, Any]:
+    """A refused input as ``leaderboard.json`` lists it, at every stage of the build: its file or folder name, the
+    name it claims, the first line of why (no local path, at most 500 characters: a submitter writes it)."""
+    reason = strip_local_paths((str(why).strip().splitlines() or [type(why).__name__])[0])[:500]
     return {"file": label, "system": system, "reason": reason.removeprefix(f"{label}: ")}  # the file is named once
 
 
@@ -190,7 +190,7 @@ def read_inputs(
         try:
             raw = _read(path)
         except SurgeError as exc:
-            refused.append(_refusal(path.name, None, exc))
+            refused.append(refused_input(path.name, None, exc))
             first_problem.append(str(exc))
             gone += [path.stem, str(path)]
             continue
@@ -207,7 +207,7 @@ def read_inputs(
             passages, notes = (raw.passages, []) if raw.submission is not None else \
                 find_passages(name, raw.path, raw.data["config"], root=root)
         except SurgeError as exc:
-            refused.append(_refusal(raw.label, name, exc))
+            refused.append(refused_input(raw.label, name, exc))
             first_problem.append(str(exc))
             gone += [name, raw.path.stem, str(raw.path)]
             continue
@@ -309,7 +309,7 @@ def _identified(read: list[tuple[_Raw, Entry]], root: Path | None) -> tuple[list
                     joined = merge_runs([kept, entry.system])
                 except ReportError as exc:
                     if not fingerprinted:
-                        refused.append(_refusal(raw.label, entry.system.name, exc))
+                        refused.append(refused_input(raw.label, entry.system.name, exc))
                         placed = True
                         break
             if len(joined) == 1:

@@ -10,9 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from surge_dataset.leaderboard.inputs import Entry
+from surge_dataset.leaderboard.inputs import Entry, refused_input
 from surge_dataset.leaderboard.rescore_store import RescoreStore
-from surge_dataset.leaderboard.submission_rules import strip_local_paths
 
 __all__ = ["Published", "badge", "first_difference", "known_surveys", "publish", "refusal", "verify_entries"]
 
@@ -105,9 +104,9 @@ def first_difference(verification: Mapping[str, Any] | None) -> str | None:
 
 
 def refusal(entry: Entry, reason: str) -> dict[str, Any]:
-    """A refused input as ``leaderboard.json`` lists it (the same record as :func:`.inputs.read_inputs`'s)."""
+    """An entry refused after it was read, as :func:`.inputs.refused_input` lists every refused input."""
     place = entry.submission if entry.submission is not None else entry.system.path
-    return {"file": place.name, "system": entry.system.name, "reason": strip_local_paths(reason)[:500]}
+    return refused_input(place.name, entry.system.name, reason)
 
 
 def known_surveys(entries: Sequence[Entry], dataset: Any, refused: list[dict[str, Any]]) -> list[Entry]:

@@ -376,6 +376,7 @@ def _rescored(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any
     """The re-run's surveys, failures and details: from ``store`` when it holds this very re-computation, else run
     (and kept there); None when it could not run (said in ``out``)."""
     from surge_dataset.core.errors import SurgeError
+    from surge_dataset.core.io import JsonlJournal
     from surge_dataset.evaluation import evaluate_run
     from surge_dataset.evaluation.models import model_factories
     from surge_dataset.evaluation.run_options import RunOptions
@@ -398,7 +399,7 @@ def _rescored(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any
                                   details_path=Path(tmp) / "details.jsonl",
                                   **{f"{kind}_factory": _kept(loaded, kind, run_config, make) for kind, make in
                                      model_factories(run_config, RunOptions(cache_dir=cache_dir)).items()})
-            details = _read_details(Path(tmp) / "details.jsonl")
+            details = JsonlJournal(Path(tmp) / "details.jsonl").read()  # the re-run's own, complete file
     except SurgeError as exc:  # a model that does not load, an unreadable folder: said, not a failed build
         why = strip_local_paths(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)[:300]
         out.unverified.update(dict.fromkeys(chosen, f"re-scoring failed: {why}"))
@@ -429,12 +430,3 @@ def _kept(loaded: dict[tuple[str, ...], Any] | None, kind: str, run_config: Any,
             loaded[key] = make()
         return loaded[key]
     return build
-
-
-def _read_details(path: Path) -> list[dict[str, Any]]:
-    import json
-
-    if not path.is_file():
-        return []
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
