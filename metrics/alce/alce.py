@@ -28,5 +28,5 @@ import evaluate  # noqa: F401 - evaluate reads a module's imports
 from surge_dataset.evaluation import evaluate_module
 
 
-class Alce(evaluate_module.SurgeMetricModule):
+class ALCE(evaluate_module.SurgeMetricModule):
     metric_name = "alce"

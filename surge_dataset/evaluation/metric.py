@@ -33,7 +33,6 @@ __all__ = [
     "ModelSet",
     "diagnostic",
     "Requests",
-    "REGISTERED",
     "needed_models",
     "register",
     "unregister",
@@ -196,9 +195,10 @@ def needed_models(metrics: Sequence[Metric], config: EvaluationConfig) -> set[st
     return set().union(*(m.active_needs(config) for m in metrics)) - {"corpus"}
 
 
-#: The metrics registered so far, by name. Read :func:`surge_dataset.evaluation.catalogue.registry` instead: it
-#: first registers the built-in metrics and the entry points, and keeps the cards' order.
-REGISTERED: dict[str, Metric] = {}
+#: The metrics registered so far, by name: the registry's storage, written by :func:`register` and read only by
+#: :func:`surge_dataset.evaluation.catalogue.registry` (the one way to read metrics: it first registers the
+#: built-in metrics and the entry points, and keeps the cards' order).
+_REGISTERED: dict[str, Metric] = {}
 
 
 def register(metric: type[Metric] | Metric, *, replace: bool = False) -> Any:
@@ -221,7 +221,7 @@ def register(metric: type[Metric] | Metric, *, replace: bool = False) -> Any:
     unknown = set(instance.needs) - {*MODEL_KINDS, "corpus"}
     if unknown:
         raise ValueError(f"metric {instance.name!r} needs unknown model kinds {sorted(unknown)}; known: {MODEL_KINDS}")
-    existing = REGISTERED.get(instance.name)
+    existing = _REGISTERED.get(instance.name)
     if existing is not None and type(existing) is not type(instance):
         where = {"group": ENTRY_POINT_GROUP, "builtin_modules": [f"{__package__}.metrics"]}
         if not settle_registration(
@@ -230,14 +230,14 @@ def register(metric: type[Metric] | Metric, *, replace: bool = False) -> Any:
             pick="register({target}, replace=True) before the registry is first read",
         ):
             return metric
-    taken = {key: other.name for other in REGISTERED.values() if other.name != instance.name for key in other.keys}
+    taken = {key: other.name for other in _REGISTERED.values() if other.name != instance.name for key in other.keys}
     clash = [key for key in instance.keys if key in taken]
     if clash:
         raise ValueError(f"metric {instance.name!r} writes keys already written by {taken[clash[0]]!r}: {clash}")
-    REGISTERED[instance.name] = instance
+    _REGISTERED[instance.name] = instance
     return metric
 
 
 def unregister(name: str) -> None:
     """Remove a metric (tests and notebooks that register toy metrics clean up with this)."""
-    REGISTERED.pop(name, None)
+    _REGISTERED.pop(name, None)

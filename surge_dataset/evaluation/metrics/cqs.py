@@ -15,7 +15,7 @@ def _sections(survey):
 
 
 @register
-class ContentQuality(Metric):
+class CQS(Metric):
     name = "cqs"
     keys = ("cqs",)
     value_range = (0.0, 5.0)

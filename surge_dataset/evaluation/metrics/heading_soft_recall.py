@@ -1,4 +1,9 @@
-"""STORM's heading soft recall: soft recall of every GT heading by the generated headings."""
+"""STORM's heading soft recall: soft recall of every GT heading by the generated headings.
+
+Not SurGE's ``shr`` (``shr.py``): the same soft-cardinality formula over other inputs — every heading of the
+human survey (``shr``: only sections with content), both sides de-duplicated, the generated side cut at the
+references heading.
+"""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ def _extraction(survey):
 
 
 @register
-class KeyPointRecall(Metric):
+class KPR(Metric):
     name = "kpr"
     keys = ("kpr",)
     value_range = (0.0, 1.0)

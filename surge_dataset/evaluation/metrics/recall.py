@@ -7,7 +7,7 @@ from surge_dataset.scoring.citations import citation_recall
 
 
 @register
-class CitationRecall(Metric):
+class Recall(Metric):
     name = "recall"
     keys = ("recall",)
     value_range = (0.0, 1.0)

@@ -13,7 +13,7 @@ KINDS = ("tables", "figures", "equations", "code_blocks")
 
 
 @register
-class NonTextualRichness(Metric):
+class Richness(Metric):
     name = "richness"
     keys = ("richness", *(f"richness_{kind}" for kind in KINDS), *(f"richness_{kind}_per_1k" for kind in KINDS))
     order = 140

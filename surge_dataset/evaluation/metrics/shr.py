@@ -1,4 +1,8 @@
-"""Soft heading recall (SHR): how much of the GT heading set the generated headings cover."""
+"""SurGE's soft heading recall (SHR): how much of the GT heading set the generated headings cover.
+
+Not STORM's ``heading_soft_recall`` (``heading_soft_recall.py``): same soft-cardinality formula, but SHR's GT
+side is only the headings of sections with content, and neither side is de-duplicated.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ def _gt_headings(survey):
 
 
 @register
-class SoftHeadingRecall(Metric):
+class SHR(Metric):
     name = "shr"
     keys = ("shr",)
     value_range = (0.0, 1.0)

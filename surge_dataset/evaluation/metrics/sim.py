@@ -7,7 +7,7 @@ from surge_dataset.scoring import surveygen_metrics as sg
 
 
 @register
-class SurveySimilarity(Metric):
+class SIM(Metric):
     name = "sim"
     keys = ("sim",)
     value_range = (-1.0, 1.0)

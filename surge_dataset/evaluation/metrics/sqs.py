@@ -13,7 +13,7 @@ def _outlines(survey):
 
 
 @register
-class StructureQuality(Metric):
+class SQS(Metric):
     name = "sqs"
     keys = ("sqs",)
     value_range = (0.0, 5.0)
