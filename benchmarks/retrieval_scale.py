@@ -95,7 +95,7 @@ def step_subset(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     from surge_dataset.data.dataset import SurgeData
     from surge_dataset.retrieval.bm25 import Tokenizer
-    from surge_dataset.retrieval.common import batch_texts
+    from surge_dataset.retrieval.index_base import batch_texts
 
     data = SurgeData.open(workdir / "built")
     texts: list[str] = []

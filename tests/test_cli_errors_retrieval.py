@@ -156,7 +156,7 @@ def test_export_retrieval_bad_format_unknown_split_and_existing_out(sample_datas
 def test_errors_keep_their_builtin_bases(sample_dataset: Path, tmp_path: Path) -> None:
     from surge_dataset.data.dataset import SurgeData
     from surge_dataset.retrieval import evaluate_run, load_queries, read_trec_run
-    from surge_dataset.retrieval.common import read_manifest
+    from surge_dataset.retrieval.index_base import read_manifest
 
     data = SurgeData.open(sample_dataset)
     with pytest.raises(FileNotFoundError):

@@ -136,7 +136,7 @@ def test_writer_numbers_by_first_use_drops_invented_citations_and_repairs_lines(
 
 
 def test_outline_and_markdown_answers_are_read_in_their_common_shapes() -> None:
-    from surge_baselines.common import parse_markdown_sections, parse_outline
+    from surge_baselines.outlines import parse_markdown_sections, parse_outline
 
     answer = (
         "Here is the outline:\n# A Survey of Graphs\n**1. Introduction**: why graphs matter\n"

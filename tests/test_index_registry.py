@@ -26,7 +26,7 @@ from surge_dataset.retrieval import (
     registry,
     unregister_index,
 )
-from surge_dataset.retrieval.common import UNKNOWN_DAY, write_manifest
+from surge_dataset.retrieval.index_base import UNKNOWN_DAY, write_manifest
 
 from .conftest import REPO_ROOT
 

@@ -309,7 +309,7 @@ def test_inspect_ai_is_imported_lazily():
 
 
 def test_paper_lines_match_the_baselines(data):
-    from surge_baselines.common import paper_lines as baseline_paper_lines
+    from surge_baselines.stepsurvey import paper_lines as baseline_paper_lines
 
     papers = data.corpus.get(list(data.survey(0).all_cites[:6]))
     labelled = [(f"P{i + 1}", p) for i, p in enumerate(papers)]

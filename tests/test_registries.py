@@ -25,7 +25,7 @@ from surge_dataset.generation import Generator, available_generators, get_genera
 from surge_dataset.generation import generator as generator_registry
 from surge_dataset.importers import FORMATS, READERS, read_documents
 from surge_dataset.retrieval import registry as index_registry
-from surge_dataset.retrieval.common import write_manifest
+from surge_dataset.retrieval.index_base import write_manifest
 from surge_dataset.retrieval.registry import UnknownIndexKindError, get_index_opener, index_kinds, open_index
 
 Install = Callable[..., str]

@@ -17,16 +17,10 @@ from typing import Any
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic
 
-from .common import (
-    LABEL_RE,
-    BaselineGenerator,
-    TfIdf,
-    clean_section_text,
-    head,
-    paper_text,
-    tail,
-    to_draft_sections,
-)
+from .answers import LABEL_RE, clean_section_text, head, tail
+from .baseline_generator import BaselineGenerator
+from .lexical import TfIdf, paper_text
+from .outlines import to_draft_sections
 
 
 def acceptable_revision(draft: str, revised: str) -> bool:

@@ -18,15 +18,9 @@ import numpy as np
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, GuideSection, Topic
 
-from .common import (
-    BaselineGenerator,
-    OutlineItem,
-    TfIdf,
-    heuristic_outline,
-    paper_text,
-    to_draft_sections,
-    walk_outline,
-)
+from .baseline_generator import BaselineGenerator
+from .lexical import TfIdf, paper_text
+from .outlines import OutlineItem, heuristic_outline, to_draft_sections, walk_outline
 
 
 def _outline_of(guide: Sequence[GuideSection], position: dict[int, int]) -> list[OutlineItem]:

@@ -17,16 +17,10 @@ from typing import Any
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic
 
-from .common import (
-    BaselineGenerator,
-    TfIdf,
-    heuristic_outline,
-    paper_text,
-    parse_outline,
-    split_references,
-    to_draft_sections,
-    usable_title,
-)
+from .answers import split_references
+from .baseline_generator import BaselineGenerator
+from .lexical import TfIdf, paper_text
+from .outlines import heuristic_outline, parse_outline, to_draft_sections, usable_title
 
 _MARKER_RE = re.compile(r"^\s*(?:[-*\u2022]|\[\d+\]|\d{1,3}[.)])\s*")
 _QUOTED_RE = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]")

@@ -29,7 +29,9 @@ import numpy as np
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, GenerationError, Topic
 
-from .common import BaselineGenerator, TfIdf, paper_text, to_draft_sections
+from .baseline_generator import BaselineGenerator
+from .lexical import TfIdf, paper_text
+from .outlines import to_draft_sections
 
 __all__ = ["NaiveRAG", "reference_count"]
 

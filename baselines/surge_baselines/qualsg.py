@@ -44,9 +44,10 @@ import numpy as np
 
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic, usable_papers
+from surge_dataset.generation.inputs import paper_lines
 from surge_dataset.llm import parse_score
 
-from .common import TfIdf, paper_lines, paper_text
+from .lexical import TfIdf, paper_text
 from .naive_rag import NaiveRAG
 from .reranking import Reranks
 

@@ -14,8 +14,11 @@ from typing import Any
 
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, DraftSection, Topic
+from surge_dataset.generation.inputs import paper_lines
 
-from .common import BaselineGenerator, clean_section_text, paper_lines, parse_markdown_sections
+from .answers import clean_section_text
+from .baseline_generator import BaselineGenerator
+from .outlines import parse_markdown_sections
 from .reranking import Reranks
 
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Generator
-from surge_dataset.retrieval.common import document_text
+from surge_dataset.retrieval.index_base import document_text
 from surge_dataset.retrieval.rerank import Candidate, get_reranker, reranker_class
 
 __all__ = ["Reranks"]

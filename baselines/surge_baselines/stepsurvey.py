@@ -17,21 +17,12 @@ from typing import Any
 
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic
+from surge_dataset.generation.inputs import paper_lines
 
-from .common import (
-    BaselineGenerator,
-    OutlineItem,
-    TfIdf,
-    clean_section_text,
-    heuristic_outline,
-    paper_lines,
-    paper_text,
-    parse_outline,
-    tail,
-    to_draft_sections,
-    top_matches,
-    usable_title,
-)
+from .answers import clean_section_text, tail
+from .baseline_generator import BaselineGenerator
+from .lexical import TfIdf, paper_text, top_matches
+from .outlines import OutlineItem, heuristic_outline, parse_outline, to_draft_sections, usable_title
 
 _SUBTOPIC_RE = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}(?:\.\d{1,2})*[.)]?)?\s*(.+?)\s*(?:\|\s*(.*))?$")
 _LABEL_RE = re.compile(r"P\s*(\d+)", re.I)

@@ -18,20 +18,11 @@ from typing import Any
 
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic
+from surge_dataset.generation.inputs import paper_lines
 
-from .common import (
-    BaselineGenerator,
-    OutlineItem,
-    TfIdf,
-    cluster_name,
-    cluster_papers,
-    heuristic_outline,
-    paper_lines,
-    paper_text,
-    to_draft_sections,
-    top_matches,
-    usable_title,
-)
+from .baseline_generator import BaselineGenerator
+from .lexical import TfIdf, cluster_name, cluster_papers, paper_text, top_matches
+from .outlines import OutlineItem, heuristic_outline, to_draft_sections, usable_title
 
 _BULLET_RE = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}(?:\.\d{1,2})*[.)]?)\s+(.+)$")
 _LABELS_RE = re.compile(r"\[(?:P\d+(?:\s*,\s*)?)+\]")

@@ -151,7 +151,7 @@ def retrieve(
 ) -> None:
     """Retrieve the top-k papers for each query of a split and write a TREC run."""
     from surge_dataset.data.filters import SurveyFilter
-    from surge_dataset.retrieval.common import read_manifest
+    from surge_dataset.retrieval.index_base import read_manifest
     from surge_dataset.retrieval.runs import QUERY_TYPES, run_retrieval
 
     check_choice("--query-type", query_type, QUERY_TYPES)

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from surge_dataset.core.output_folder import check_output_folder, replacing_output_folder
 from surge_dataset.data.validate import SurgeDataError
-from surge_dataset.retrieval.common import (
+from surge_dataset.retrieval.index_base import (
     DOC_DAYS,
     DOC_IDS,
     Hit,

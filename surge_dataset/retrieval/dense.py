@@ -10,7 +10,7 @@ encode_corpus, DenseIndex`` keeps working):
   HNSW with their recall against exact search measured at build time) and :class:`DenseIndex`, its
   searcher (exact blockwise search over a flat index's own vectors).
 
-Documents are ``title + " " + abstract`` (:func:`~surge_dataset.retrieval.common.document_text`), the
+Documents are ``title + " " + abstract`` (:func:`~surge_dataset.retrieval.index_base.document_text`), the
 same text the trainer uses.
 """
 

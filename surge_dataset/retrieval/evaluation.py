@@ -3,7 +3,7 @@
 Conventions: run queries absent from the qrels are ignored; a paper is relevant when its judgement is >= 1;
 recall@k = |relevant in top k| / |relevant|; nDCG@10 is Järvelin's (gain = the judgement, log2 discount), as in
 ``ranx`` and ``trec_eval``; MRR is over the whole ranking. A run is ranked by
-:data:`~surge_dataset.retrieval.common.TIE_RULE` (``trec_eval``'s and ``pytrec_eval``'s order: score descending,
+:data:`~surge_dataset.retrieval.index_base.TIE_RULE` (``trec_eval``'s and ``pytrec_eval``'s order: score descending,
 ties by doc id as a string, descending; the file's rank column and line order are ignored), so the numbers are
 ``pytrec_eval``'s on any run, ties included.
 
@@ -28,7 +28,7 @@ from typing import Any
 
 from surge_dataset.core.errors import SurgeError
 from surge_dataset.core.vocabulary import check_choice
-from surge_dataset.retrieval.common import ranked
+from surge_dataset.retrieval.index_base import ranked
 
 ENGINES: tuple[str, ...] = ("numpy", "ranx")
 #: How a run's per-query values are averaged: over the qrels' queries (missing ones 0) or the run's (BEIR's).

@@ -33,7 +33,7 @@ import yaml
 from surge_dataset.core.output_folder import replacing_output_folder
 from surge_dataset.core.vocabulary import check_choice
 from surge_dataset.data.card import LICENCE_FIELDS, size_category, write_licence
-from surge_dataset.retrieval.common import iter_corpus, require_config
+from surge_dataset.retrieval.index_base import iter_corpus, require_config
 from surge_dataset.retrieval.runs import DOC_PREFIX, QUERY_PREFIX, load_qrels, load_queries
 
 FORMATS = ("beir", "mteb")

@@ -13,7 +13,7 @@ import numpy as np
 
 from surge_dataset.core.io import atomic_path
 from surge_dataset.models.base import load_model
-from surge_dataset.retrieval.common import (
+from surge_dataset.retrieval.index_base import (
     DOC_DAYS,
     DOC_IDS,
     MANIFEST,

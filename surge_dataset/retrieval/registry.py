@@ -22,7 +22,7 @@ registration takes an installed package's kind, a built-in's or an earlier regis
 ``replace=True``.
 
 A searcher needs ``search(queries, k, cutoff_days=None) -> list[list[Hit]]`` and the ``doc_ids`` /
-``doc_days`` arrays (:class:`~surge_dataset.retrieval.common.Searcher`). :func:`open_index` passes an
+``doc_days`` arrays (:class:`~surge_dataset.retrieval.index_base.Searcher`). :func:`open_index` passes an
 opener only the keyword arguments its signature takes (all of them when it takes ``**kwargs``), so
 ``surge retrieve`` can offer every kind the same options (``--model``, ``--batch-size``) and each uses
 what it understands.
@@ -45,7 +45,7 @@ from surge_dataset.core.registries import (
     settle_registration,
 )
 from surge_dataset.core.vocabulary import UnknownNameError
-from surge_dataset.retrieval.common import Searcher, read_manifest
+from surge_dataset.retrieval.index_base import Searcher, read_manifest
 
 ENTRY_POINT_GROUP = "surge.indexes"
 

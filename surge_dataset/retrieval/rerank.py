@@ -214,7 +214,7 @@ def rerank_results(reranker: Reranker, queries: dict[str, str], results: dict[st
     ``texts_of(doc_ids) -> texts`` gives the passages (title and abstract). The new scores are ranks turned
     round (``len(hits) - position``): distinct and descending, so the TREC order is the re-ranker's.
     """
-    from surge_dataset.retrieval.common import Hit
+    from surge_dataset.retrieval.index_base import Hit
 
     qids = [qid for qid in results if results[qid]]
     heads = [results[qid][:depth] for qid in qids]

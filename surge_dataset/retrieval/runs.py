@@ -28,7 +28,7 @@ from surge_dataset.core.errors import SurgeError
 from surge_dataset.core.io import atomic_write_json, atomic_write_text
 from surge_dataset.core.vocabulary import UnknownNameError, check_choice
 from surge_dataset.data.filters import SurveyFilter, kept_query_ids
-from surge_dataset.retrieval.common import (
+from surge_dataset.retrieval.index_base import (
     TIE_RULE,
     Hit,
     Searcher,
@@ -127,7 +127,7 @@ def write_trec_run(
     tag: str = "surge",
     metadata: Mapping[str, Any] | None = None,
 ) -> Path:
-    """Write a TREC run atomically, ranked by :data:`~surge_dataset.retrieval.common.TIE_RULE`, each score at full
+    """Write a TREC run atomically, ranked by :data:`~surge_dataset.retrieval.index_base.TIE_RULE`, each score at full
     precision (the shortest text that reads back as the same float: rounding made ties the ranking did not have);
     ``metadata`` goes to the sidecar."""
     path = Path(path)
@@ -252,7 +252,7 @@ def retrieve(
     date_cutoff: bool = False,
     batch_size: int = 256,
 ) -> dict[str, list[Hit]]:
-    """Top-``k`` papers per query in :data:`~surge_dataset.retrieval.common.TIE_RULE`'s order; with ``date_cutoff``
+    """Top-``k`` papers per query in :data:`~surge_dataset.retrieval.index_base.TIE_RULE`'s order; with ``date_cutoff``
     only papers not dated after the query's survey.
 
     Which of the papers tied at the k-th score make the top ``k`` follows the same rule: the searcher is asked for

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from surge_dataset.core.errors import SurgeError
-from surge_dataset.retrieval.common import document_text
+from surge_dataset.retrieval.index_base import document_text
 from surge_dataset.retrieval.encoder import load_backbone
 
 # --------------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""What BM25 and the dense retriever share: document text, paper dates, the index manifest, the searcher.
+"""The base every index kind builds on (BM25, dense, FAISS): document text, paper dates, the index manifest, the
+searcher interface, the hit and the one ranking order.
 
 Both indexes keep, beside their own files, ``doc_ids.npy`` (index row -> corpus ``doc_id``) and
 ``doc_days.npy`` (each paper's earliest possible publication day), so ``--date-cutoff`` can drop papers
