@@ -3,9 +3,7 @@ function longer than a screen and a half unless it is listed here, with the reas
 
 from __future__ import annotations
 
-import ast
 from collections import defaultdict
-from pathlib import Path
 
 from .conftest import REPO_ROOT
 

@@ -32,8 +32,8 @@ from surge_dataset.retrieval import (
     write_trec_qrels,
     write_trec_run,
 )
-from surge_dataset.retrieval.index_base import UNKNOWN_DAY, batch_texts, document_text
 from surge_dataset.retrieval.dense import ENCODING_MANIFEST, FAISS_FILE, DenseEncoder, DenseIndex
+from surge_dataset.retrieval.index_base import UNKNOWN_DAY, batch_texts, document_text
 
 from .conftest import SAMPLE_DIR
 

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from surge_dataset.cli import app
 from surge_dataset.data.dataset import SurgeData
 from surge_dataset.retrieval import build_bm25_index, export_retrieval
-from surge_dataset.retrieval.index_base import Hit
 from surge_dataset.retrieval.evaluation import METRICS, evaluate_run
+from surge_dataset.retrieval.index_base import Hit
 from surge_dataset.retrieval.registry import open_index
 from surge_dataset.retrieval.runs import (
     load_qrels,

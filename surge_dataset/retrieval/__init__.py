@@ -9,10 +9,10 @@ registry (:mod:`.registry`: built-in kinds, :func:`register_index`, the ``surge.
 from __future__ import annotations
 
 from surge_dataset.retrieval.bm25 import BM25Index, build_bm25_index
-from surge_dataset.retrieval.index_base import Hit, document_text, to_day
 from surge_dataset.retrieval.dense import DenseEncoder, DenseIndex, encode_corpus
 from surge_dataset.retrieval.evaluation import METRICS, evaluate_run
 from surge_dataset.retrieval.export import export_retrieval
+from surge_dataset.retrieval.index_base import Hit, document_text, to_day
 from surge_dataset.retrieval.registry import (
     available_index_kinds,
     index_kinds,

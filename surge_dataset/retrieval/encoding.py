@@ -33,9 +33,9 @@ from surge_dataset.core.io import atomic_write_json
 from surge_dataset.core.output_folder import check_output_folder
 from surge_dataset.core.vocabulary import check_choice
 from surge_dataset.models.base import load_model
-from surge_dataset.retrieval.index_base import batch_texts, iter_corpus, read_manifest
 from surge_dataset.retrieval.encoder import DenseEncoder, model_fingerprint
 from surge_dataset.retrieval.faiss_index import FAISS_KINDS, build_faiss
+from surge_dataset.retrieval.index_base import batch_texts, iter_corpus, read_manifest
 from surge_dataset.retrieval.shards import SHARDS_DIR, save_npy, shard_done, shard_paths
 
 logger = logging.getLogger(__name__)

@@ -13,6 +13,7 @@ import numpy as np
 
 from surge_dataset.core.io import atomic_path
 from surge_dataset.models.base import load_model
+from surge_dataset.retrieval.encoder import DenseEncoder
 from surge_dataset.retrieval.index_base import (
     DOC_DAYS,
     DOC_IDS,
@@ -27,7 +28,6 @@ from surge_dataset.retrieval.index_base import (
     to_days,
     write_manifest,
 )
-from surge_dataset.retrieval.encoder import DenseEncoder
 from surge_dataset.retrieval.shards import load_shards, shard_paths
 
 FAISS_FILE = "index.faiss"

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from surge_dataset.core.errors import SurgeError
-from surge_dataset.retrieval.index_base import document_text
 from surge_dataset.retrieval.encoder import load_backbone
+from surge_dataset.retrieval.index_base import document_text
 
 # --------------------------------------------------------------------------------------------------
 # Data: training pairs, held-out surveys, the corpus
