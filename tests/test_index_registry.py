@@ -108,13 +108,13 @@ def test_entry_point_kinds_are_found_and_builtins_are_declared_once_in_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     plugin = Provider(f"{__name__}:ToyIndex", "package 'toy'")
-    monkeypatch.setattr(registry, "_ENTRY_POINTS", {"toy-plugin": [plugin]})
+    monkeypatch.setattr(registry.INDEXES, "_entry_points", {"toy-plugin": [plugin]})
     assert index_kinds()["toy-plugin"] == f"{__name__}:ToyIndex"
     assert isinstance(open_index(_toy_folder(tmp_path / "p", "toy-plugin")), ToyIndex)
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     entry_points = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"].get("entry-points", {})
-    assert "surge.indexes" not in entry_points  # BUILTIN_INDEXES is the one list of the built-in kinds
-    assert set(registry.BUILTIN_INDEXES) == {"bm25", "dense"}
+    assert "surge.indexes" not in entry_points  # the built-in kinds are registered in their modules, once
+    assert set(registry.INDEXES.builtins()) == {"bm25", "dense"}
 
 
 def test_cli_lists_the_kind_and_retrieves_with_it(toy_kind: str, sample_dataset: Path, tmp_path: Path) -> None:

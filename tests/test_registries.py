@@ -58,8 +58,8 @@ def install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Install
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setattr(generator_registry, "_REGISTRY", {})
     monkeypatch.setattr(generator_registry, "_LOADED", {})
-    monkeypatch.setattr(index_registry, "_RUNTIME", {})
-    monkeypatch.setattr(index_registry, "_ENTRY_POINTS", None)  # read the new dist-infos
+    monkeypatch.setattr(index_registry.INDEXES, "_runtime", {})
+    monkeypatch.setattr(index_registry.INDEXES, "_entry_points", None)  # read the new dist-infos
     yield _install
     for module in modules:
         sys.modules.pop(module, None)

@@ -26,6 +26,7 @@ from rich.table import Table
 from surge_dataset.cli.console import console, out_console
 from surge_dataset.cli.options import data_option
 from surge_dataset.core.vocabulary import check_choice
+from surge_dataset.retrieval.rerank import RERANKERS
 
 index_app = typer.Typer(help="Build retrieval indexes over the corpus (BM25, dense + FAISS).", no_args_is_help=True)
 
@@ -118,14 +119,15 @@ def index_dense(
 @index_app.command("list")
 def index_list() -> None:
     """The index kinds `surge retrieve` can open: built-in, registered, and `surge.indexes` entry points."""
-    from surge_dataset.retrieval.registry import BUILTIN_INDEXES, index_kinds
+    from surge_dataset.retrieval.registry import INDEXES
 
     table = Table(title="index kinds")
     table.add_column("kind")
     table.add_column("searcher")
     table.add_column("source")
-    for kind, target in index_kinds().items():
-        table.add_row(kind, target, "built-in" if BUILTIN_INDEXES.get(kind) == target else "plugin")
+    builtins = INDEXES.builtins()
+    for kind, target in INDEXES.targets().items():
+        table.add_row(kind, target, "built-in" if builtins.get(kind) == target else "plugin")
     out_console.print(table)
 
 
@@ -143,7 +145,7 @@ def retrieve(
     exclude_empty: bool = typer.Option(
         False, "--exclude-empty", help="Skip surveys that cite nothing or have no section with 100 characters."),
     rerank: str | None = typer.Option(
-        None, "--rerank", help="Re-rank each query's top papers: upr, rankgpt (or a surge.rerankers plugin)."),
+        None, "--rerank", help=f"Re-rank each query's top papers: {', '.join(RERANKERS)} (or a surge.rerankers plugin)."),
     rerank_llm: str | None = typer.Option(
         None, "--rerank-llm", help="The re-ranker's LLM: gguf:<file> or hf:<model> (upr, rankgpt), openai:<model> "
                                    "(rankgpt; upr only where the server echoes prompt log-probabilities)."),

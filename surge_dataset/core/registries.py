@@ -3,8 +3,8 @@
 A name (``recall``, ``rag``, ``bm25``) can come from three kinds of provider:
 
 ``built-in``
-    shipped with surge-bench: the metrics of ``surge_dataset/evaluation/metrics/``, the index kinds of
-    ``retrieval/registry.py``'s ``BUILTIN_INDEXES``, and the generators that surge-bench's own
+    shipped with surge-bench: the metrics of ``surge_dataset/evaluation/metrics/``, the index kinds and
+    re-rankers registered in ``surge_dataset/retrieval/``, and the generators that surge-bench's own
     ``pyproject.toml`` declares as entry points (the ``baselines``, a plugin package the core never imports);
 an installed package
     an entry point of another distribution (groups ``surge.metrics``, ``surge.generators``,
@@ -297,20 +297,30 @@ class Registry(Mapping[str, Any]):
         """Read the installed entry points again (after installing a package in this process)."""
         self._entry_points = None
 
+    def _runtime_provider(self, obj: Any) -> Provider:
+        """A run-time registration: an object, or a ``"module:attr"`` string imported when first loaded."""
+        return Provider(obj, IN_PROCESS) if isinstance(obj, str) else provider_of(obj, self.group)
+
+    def _declared(self, name: str) -> list[Provider]:
+        """The built-in and installed providers of ``name``, the built-in first."""
+        builtin = ([Provider(target_of(self._builtin[name]), BUILT_IN, obj=self._builtin[name])]
+                   if name in self._builtin else [])
+        return builtin + self.entry_points().get(name, [])
+
     def _provider(self, name: str) -> Provider | None:
         if name in self._runtime:
-            return provider_of(self._runtime[name], self.group)
-        declared = ([Provider(target_of(self._builtin[name]), BUILT_IN, obj=self._builtin[name])]
-                    if name in self._builtin else []) + self.entry_points().get(name, [])
+            return self._runtime_provider(self._runtime[name])
+        declared = self._declared(name)
         return choose(self.kind, name, declared, pick=self.pick) if declared else None
 
     # -- the public face -------------------------------------------------------------------------------
     def register(self, name: str, obj: Any = None, *, replace: bool = False) -> Any:
         """Register ``obj`` as ``name`` (used as ``@registry.register("name")``): a built-in when ``obj`` lives
-        in surge-bench, else a run-time registration under rule 4 (``replace=True`` to take a built-in's name)."""
+        in surge-bench, else a run-time registration under rule 4 (``replace=True`` to take a built-in's name).
+        ``obj`` may be a ``"module:attr"`` string, a run-time registration imported when the name is first loaded."""
         if obj is None:
             return lambda target: self.register(name, target, replace=replace)
-        module = getattr(obj, "__module__", None) or type(obj).__module__
+        module = "" if isinstance(obj, str) else getattr(obj, "__module__", None) or type(obj).__module__
         if module == self.builtin_package or module.startswith(self.builtin_package + "."):
             old = self._builtin.get(name)
             if old is not None and target_of(old) != target_of(obj):
@@ -319,10 +329,14 @@ class Registry(Mapping[str, Any]):
             self._builtin[name] = obj
             return obj
         self._load_builtins()
-        new = provider_of(obj, self.group)
+        new = self._runtime_provider(obj)
         if new.installed:  # a plugin module decorating what its entry point names: nothing to record
             return obj
-        if settle_registration(self.kind, name, self._provider(name), new, replace=replace, pick=self.pick):
+        # what holds the name now, without choosing among installed providers: code may take a name that two
+        # installed packages declare (rule 4), which is how it settles their clash
+        taken = (self._runtime_provider(self._runtime[name]) if name in self._runtime
+                 else next(iter(self._declared(name)), None))
+        if settle_registration(self.kind, name, taken, new, replace=replace, pick=self.pick):
             self._runtime[name] = obj
         return obj
 
@@ -334,6 +348,20 @@ class Registry(Mapping[str, Any]):
         """Every known name, sorted (a stable order for help texts and docs), nothing of a plugin imported."""
         self._load_builtins()
         return tuple(sorted({*self._builtin, *self.entry_points(), *self._runtime}))
+
+    def targets(self) -> dict[str, str]:
+        """Every known name -> where its object lives (``module:attr``; a name two installed packages declare lists
+        both, ``a:X | b:Y``), sorted, nothing of a plugin imported."""
+        self._load_builtins()
+        found = {name: " | ".join(p.target for p in providers) for name, providers in self.entry_points().items()}
+        found.update(self.builtins())
+        found.update({name: self._runtime_provider(obj).target for name, obj in self._runtime.items()})
+        return dict(sorted(found.items()))
+
+    def builtins(self) -> dict[str, str]:
+        """The built-in names -> where their object lives (``module:attr``)."""
+        self._load_builtins()
+        return {name: target_of(obj) for name, obj in sorted(self._builtin.items())}
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self.names()

@@ -43,6 +43,7 @@ from surge_dataset.retrieval.index_base import (
     to_days,
     write_manifest,
 )
+from surge_dataset.retrieval.registry import register_index
 
 logger = logging.getLogger(__name__)
 
@@ -229,6 +230,7 @@ def build_bm25_index(
     return manifest
 
 
+@register_index("bm25")
 class BM25Index:
     """A saved BM25 index, memory-mapped: opening it reads only the vocabulary and the manifest."""
 

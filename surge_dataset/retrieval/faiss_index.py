@@ -28,6 +28,7 @@ from surge_dataset.retrieval.index_base import (
     to_days,
     write_manifest,
 )
+from surge_dataset.retrieval.registry import register_index
 from surge_dataset.retrieval.shards import load_shards, shard_paths
 
 FAISS_FILE = "index.faiss"
@@ -184,6 +185,7 @@ def exact_topk(queries: np.ndarray, vectors: np.ndarray, k: int, mask: np.ndarra
     return best_scores.numpy(), rows
 
 
+@register_index("dense")
 class DenseIndex:
     """A built dense index: FAISS + doc ids + dates, and the encoder for queries (loaded on first use)."""
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from surge_dataset.llm.base import GenerationSettings, LLMConfigurationError
-from surge_dataset.retrieval.rerank import Candidate, Ranked, Reranker
+from surge_dataset.retrieval.rerank import Candidate, Ranked, Reranker, register_reranker
 
 __all__ = ["RankGPT", "parse_permutation", "rankgpt_messages", "windows"]
 
@@ -64,6 +64,7 @@ def rankgpt_messages(query: str, passages: Sequence[str], passage_chars: int) ->
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
+@register_reranker
 class RankGPT(Reranker):
     """Sliding-window permutation generation with a chat LLM (``window`` passages per call, moved by ``step``)."""
 

@@ -1,25 +1,24 @@
 """Index kinds: which searcher opens an index folder, looked up by its ``surge_index.json`` ``kind``.
 
-Three sources, in this order of precedence:
+The kinds are :data:`INDEXES`, a :class:`~surge_dataset.core.registries.Registry` like the importer formats, the
+bibliographic services and the LLM backends:
 
-1. kinds registered at run time with :func:`register_index` (a class with a ``load(index_dir, **kw)``
-   classmethod, any callable ``(index_dir, **kw) -> Searcher``, or a ``"module:attr"`` string);
-2. the built-in kinds, declared as ``"module:attr"`` strings (:data:`BUILTIN_INDEXES`) and imported only
-   when an index of that kind is opened -- so this module imports neither ``bm25`` nor ``dense``, and
-   they need not import it;
-3. the ``surge.indexes`` entry-point group, for indexes shipped by other packages::
+1. the built-in kinds, registered with :func:`register_index` on their searcher class in their own module
+   (``bm25.py``, ``faiss_index.py``);
+2. the ``surge.indexes`` entry-point group, for indexes shipped by other packages::
 
        # their pyproject.toml
        [project.entry-points."surge.indexes"]
        colbert = "my_package.colbert:ColbertIndex"
 
-:data:`BUILTIN_INDEXES` is the one declaration of the built-in kinds: surge-bench's ``pyproject.toml`` does
-not repeat them as entry points (``tests/test_index_registry.py`` keeps it so), since this module, which reads
-them first, needs no installed metadata to find them. Two providers of one kind are settled by the rule of
-:mod:`surge_dataset.core.registries`: a built-in kind keeps its searcher whatever is installed; two installed
-packages declaring one kind are a ``NameClashError`` when an index of that kind is opened; run-time
-registration takes an installed package's kind, a built-in's or an earlier registration's only with
-``replace=True``.
+3. kinds registered at run time with :func:`register_index` (a class with a ``load(index_dir, **kw)``
+   classmethod, any callable ``(index_dir, **kw) -> Searcher``, or a ``"module:attr"`` string imported when
+   first opened).
+
+Two providers of one kind are settled by the rule of :mod:`surge_dataset.core.registries`: a built-in kind keeps
+its searcher whatever is installed; two installed packages declaring one kind are a ``NameClashError`` when an
+index of that kind is opened; run-time registration takes an installed package's kind, a built-in's or an earlier
+registration's only with ``replace=True``. ``surge index list`` reads :meth:`~.Registry.targets`.
 
 A searcher needs ``search(queries, k, cutoff_days=None) -> list[list[Hit]]`` and the ``doc_ids`` /
 ``doc_days`` arrays (:class:`~surge_dataset.retrieval.index_base.Searcher`). :func:`open_index` passes an
@@ -35,52 +34,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from surge_dataset.core.registries import (
-    BUILT_IN,
-    IN_PROCESS,
-    Provider,
-    choose,
-    entry_point_providers,
-    load,
-    settle_registration,
-)
+from surge_dataset.core.registries import Registry
 from surge_dataset.core.vocabulary import UnknownNameError
 from surge_dataset.retrieval.index_base import Searcher, read_manifest
 
 ENTRY_POINT_GROUP = "surge.indexes"
 
-#: kind -> "module:attr" of its searcher class (``load`` classmethod) or opener function. The one list of the
-#: built-in kinds (not repeated as entry points in pyproject.toml).
-BUILTIN_INDEXES: dict[str, str] = {
-    "bm25": "surge_dataset.retrieval.bm25:BM25Index",
-    "dense": "surge_dataset.retrieval.dense:DenseIndex",
-}
-
-#: How a user chooses one of two providers of a kind (the end of a clash message).
-_PICK = "register_index({name!r}, {target!r}, replace=True)"
+#: Index kind -> its searcher class (``load`` classmethod) or opener function: a live mapping of the built-in,
+#: installed and registered kinds.
+INDEXES = Registry("index kind", ENTRY_POINT_GROUP,
+                   builtin_modules=("surge_dataset.retrieval.bm25", "surge_dataset.retrieval.faiss_index"),
+                   pick="register_index({name!r}, {target!r}, replace=True)")
 
 Opener = Callable[..., Searcher]
-_RUNTIME: dict[str, Any] = {}  # kind -> class, callable or "module:attr"
-_ENTRY_POINTS: dict[str, list[Provider]] | None = None  # kind -> its distinct providers, read once
 
 
 class UnknownIndexKindError(UnknownNameError, ValueError):
     """An index kind no provider declares, with the closest known one: a ``KeyError`` (what
     :func:`get_index_opener` raised) and a ``ValueError`` (what :func:`open_index` raised)."""
-
-
-def _entry_points() -> dict[str, list[Provider]]:
-    """The ``surge.indexes`` entry points of the installed distributions (read once, nothing imported)."""
-    global _ENTRY_POINTS
-    if _ENTRY_POINTS is None:
-        _ENTRY_POINTS = entry_point_providers(ENTRY_POINT_GROUP)
-    return _ENTRY_POINTS
-
-
-def _declared(kind: str) -> list[Provider]:
-    """The built-in and installed providers of ``kind``, the built-in first."""
-    builtin = [Provider(BUILTIN_INDEXES[kind], BUILT_IN)] if kind in BUILTIN_INDEXES else []
-    return builtin + _entry_points().get(kind, [])
 
 
 def register_index(kind: str, opener: Any = None, *, replace: bool = False) -> Any:
@@ -102,48 +73,25 @@ def register_index(kind: str, opener: Any = None, *, replace: bool = False) -> A
         raise ValueError(f"an index kind is a non-empty string, got {kind!r}")
     if not (isinstance(opener, str) or callable(opener)):
         raise TypeError(f"opener of {kind!r} must be a class, a callable or a 'module:attr' string, got {opener!r}")
-    new = _runtime_provider(opener)
-    if kind in _RUNTIME:
-        taken: Provider | None = _runtime_provider(_RUNTIME[kind])
-    else:
-        declared = _declared(kind)
-        taken = declared[0] if declared else None
-    settle_registration("index kind", kind, taken, new, replace=replace, pick=_PICK)
-    _RUNTIME[kind] = opener
-    return opener
-
-
-def _runtime_provider(target: Any) -> Provider:
-    if isinstance(target, str):
-        return Provider(target, IN_PROCESS)
-    return Provider(_describe(target), IN_PROCESS, obj=target)
+    return INDEXES.register(kind, opener, replace=replace)
 
 
 def unregister_index(kind: str) -> None:
     """Forget a kind registered at run time (built-in and entry-point kinds come back, if shadowed)."""
-    _RUNTIME.pop(kind, None)
-
-
-def _describe(target: Any) -> str:
-    if isinstance(target, str):
-        return target
-    return f"{getattr(target, '__module__', '?')}:{getattr(target, '__qualname__', repr(target))}"
+    INDEXES.unregister(kind)
 
 
 def index_kinds() -> dict[str, str]:
-    """Every known kind -> where its opener lives (``module:attr``), without importing any of them.
+    """Every known kind -> where its opener lives (``module:attr``), no plugin imported.
 
     A kind two installed packages declare lists both (``a:X | b:Y``); opening it is a ``NameClashError``.
     """
-    kinds = {kind: " | ".join(p.target for p in providers) for kind, providers in _entry_points().items()}
-    kinds.update(BUILTIN_INDEXES)
-    kinds.update({kind: _describe(target) for kind, target in _RUNTIME.items()})
-    return dict(sorted(kinds.items()))
+    return INDEXES.targets()
 
 
 def available_index_kinds() -> list[str]:
     """The names of every known kind, sorted (like ``available_generators``)."""
-    return list(index_kinds())
+    return list(INDEXES.names())
 
 
 def get_index_opener(kind: str) -> Opener:
@@ -151,15 +99,9 @@ def get_index_opener(kind: str) -> Opener:
 
     An unknown kind is an :class:`UnknownIndexKindError` (a ``KeyError``) naming the closest known one.
     """
-    if kind in _RUNTIME:
-        target = _RUNTIME[kind]
-    else:
-        declared = _declared(kind)
-        if not declared:
-            raise UnknownIndexKindError("index kind", kind, index_kinds())
-        target = choose("index kind", kind, declared, pick=_PICK).target
-    if isinstance(target, str):
-        target = load(target)
+    if kind not in INDEXES:
+        raise UnknownIndexKindError("index kind", kind, INDEXES.names())
+    target = INDEXES.load(kind)
     if inspect.isclass(target) and callable(getattr(target, "load", None)):
         return target.load
     return target
@@ -186,14 +128,14 @@ def open_index(index_dir: str | Path, **kwargs: Any) -> Searcher:
     try:
         opener = get_index_opener(str(kind))
     except UnknownIndexKindError:
-        raise UnknownIndexKindError("index kind", str(kind), index_kinds(),
+        raise UnknownIndexKindError("index kind", str(kind), INDEXES.names(),
                                     extra=f", named by {Path(index_dir) / 'surge_index.json'}") from None
     return opener(index_dir, **_accepted(opener, kwargs))
 
 
 __all__ = [
-    "BUILTIN_INDEXES",
     "ENTRY_POINT_GROUP",
+    "INDEXES",
     "UnknownIndexKindError",
     "available_index_kinds",
     "get_index_opener",

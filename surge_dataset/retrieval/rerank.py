@@ -7,20 +7,21 @@ run, and the retrieval baselines take ``-o rerank=NAME`` (``rag``: re-ranks its 
 the re-ranker's order replaces its three-criteria ranking before ``select`` keeps the best -- SurveyGen's
 Table 5).
 
-The names, in this order of precedence (the rule of :mod:`surge_dataset.core.registries`, as for index kinds):
+The names are :data:`RERANKERS`, a :class:`~surge_dataset.core.registries.Registry` like the index kinds:
 
-1. re-rankers registered at run time with :func:`register_reranker` (a decorator on a :class:`Reranker`
-   subclass, or a ``"module:Class"`` string);
-2. the built-in ones, declared as ``"module:Class"`` strings (:data:`BUILTIN_RERANKERS`: ``upr``, ``rankgpt``)
-   and imported only when asked for;
-3. the ``surge.rerankers`` entry-point group, for re-rankers shipped by other packages::
+1. the built-in ones (``upr``, ``rankgpt``), registered with :func:`register_reranker` on their class in their own
+   module (``upr.py``, ``rankgpt.py``);
+2. the ``surge.rerankers`` entry-point group, for re-rankers shipped by other packages::
 
        [project.entry-points."surge.rerankers"]
        monot5 = "my_package.monot5:MonoT5"
 
+3. re-rankers registered at run time with :func:`register_reranker` (a decorator on a :class:`Reranker`
+   subclass, or a ``"module:Class"`` string).
+
 A built-in name keeps its meaning whatever is installed; two installed packages declaring one name are a
 ``NameClashError`` when that name is asked for; run-time registration takes a built-in's name, or an earlier
-registration's, only with ``replace=True``.
+registration's, only with ``replace=True``. ``surge retrieve --rerank``'s help lists :data:`RERANKERS`.
 """
 
 from __future__ import annotations
@@ -31,20 +32,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from surge_dataset.core.registries import (
-    BUILT_IN,
-    IN_PROCESS,
-    Provider,
-    choose,
-    entry_point_providers,
-    load,
-    settle_registration,
-)
+from surge_dataset.core.registries import Registry
 from surge_dataset.core.vocabulary import UnknownNameError
 
 __all__ = [
-    "BUILTIN_RERANKERS",
     "ENTRY_POINT_GROUP",
+    "RERANKERS",
     "Candidate",
     "Ranked",
     "Reranker",
@@ -58,15 +51,10 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "surge.rerankers"
 
-#: name -> "module:Class": the one list of the built-in re-rankers (not repeated as entry points).
-BUILTIN_RERANKERS: dict[str, str] = {
-    "rankgpt": "surge_dataset.retrieval.rankgpt:RankGPT",
-    "upr": "surge_dataset.retrieval.upr:UPR",
-}
-
-_PICK = "register_reranker({target!r}, name={name!r}, replace=True)"
-_RUNTIME: dict[str, Any] = {}  # name -> class or "module:Class"
-_ENTRY_POINTS: dict[str, list[Provider]] | None = None
+#: Re-ranker name -> its :class:`Reranker` subclass: a live mapping of the built-in, installed and registered ones.
+RERANKERS = Registry("re-ranker", ENTRY_POINT_GROUP,
+                     builtin_modules=("surge_dataset.retrieval.rankgpt", "surge_dataset.retrieval.upr"),
+                     pick="register_reranker({target!r}, name={name!r}, replace=True)")
 
 
 @dataclass(frozen=True)
@@ -121,24 +109,6 @@ class UnknownRerankerError(UnknownNameError, ValueError):
     """A re-ranker name no provider declares, with the closest known one."""
 
 
-def _entry_points() -> dict[str, list[Provider]]:
-    global _ENTRY_POINTS
-    if _ENTRY_POINTS is None:
-        _ENTRY_POINTS = entry_point_providers(ENTRY_POINT_GROUP)
-    return _ENTRY_POINTS
-
-
-def _declared(name: str) -> list[Provider]:
-    builtin = [Provider(BUILTIN_RERANKERS[name], BUILT_IN)] if name in BUILTIN_RERANKERS else []
-    return builtin + _entry_points().get(name, [])
-
-
-def _runtime_provider(target: Any) -> Provider:
-    if isinstance(target, str):
-        return Provider(target, IN_PROCESS)
-    return Provider(f"{target.__module__}:{target.__qualname__}", IN_PROCESS, obj=target)
-
-
 def register_reranker(cls: Any = None, *, name: str | None = None, replace: bool = False) -> Any:
     """Make a :class:`Reranker` subclass (or a ``"module:Class"`` string, with ``name=``) a ``--rerank`` choice.
 
@@ -155,42 +125,30 @@ def register_reranker(cls: Any = None, *, name: str | None = None, replace: bool
     key = name or cls.name
     if not key:
         raise ValueError(f"{cls.__name__} has no name")
-    new = _runtime_provider(cls)
-    taken = _runtime_provider(_RUNTIME[key]) if key in _RUNTIME else next(iter(_declared(key)), None)
-    settle_registration("re-ranker", key, taken, new, replace=replace, pick=_PICK)
-    _RUNTIME[key] = cls
-    return cls
+    return RERANKERS.register(key, cls, replace=replace)
 
 
 def unregister_reranker(name: str) -> None:
     """Forget a run-time registration (a shadowed built-in or entry point comes back)."""
-    _RUNTIME.pop(name, None)
+    RERANKERS.unregister(name)
 
 
 def available_rerankers() -> dict[str, str]:
-    """Every known name -> where it lives (``module:Class``), nothing imported."""
-    names = {n: " | ".join(p.target for p in providers) for n, providers in _entry_points().items()}
-    names.update(BUILTIN_RERANKERS)
-    names.update({n: _runtime_provider(t).target for n, t in _RUNTIME.items()})
-    return dict(sorted(names.items()))
+    """Every known name -> where it lives (``module:Class``), no plugin imported."""
+    return RERANKERS.targets()
 
 
 def reranker_names() -> list[str]:
-    return list(available_rerankers())
+    return list(RERANKERS.names())
 
 
 def reranker_class(name: str) -> type[Reranker]:
     """The class of ``name`` (imported now); an unknown name is an :class:`UnknownRerankerError`."""
-    if name in _RUNTIME:
-        target = _RUNTIME[name]
-    else:
-        declared = _declared(name)
-        if not declared:
-            raise UnknownRerankerError("re-ranker", name, available_rerankers())
-        target = choose("re-ranker", name, declared, pick=_PICK).target
-    cls = load(target) if isinstance(target, str) else target
+    if name not in RERANKERS:
+        raise UnknownRerankerError("re-ranker", name, RERANKERS.names())
+    cls = RERANKERS.load(name)
     if not (isinstance(cls, type) and issubclass(cls, Reranker)):
-        raise TypeError(f"re-ranker {name!r} ({target}) is not a Reranker subclass")
+        raise TypeError(f"re-ranker {name!r} ({RERANKERS.targets()[name]}) is not a Reranker subclass")
     return cls
 
 

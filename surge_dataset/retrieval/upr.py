@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from surge_dataset.llm.base import LLMConfigurationError
-from surge_dataset.retrieval.rerank import Candidate, Ranked, Reranker, by_score
+from surge_dataset.retrieval.rerank import Candidate, Ranked, Reranker, by_score, register_reranker
 
 __all__ = ["UPR", "upr_prompt"]
 
@@ -31,6 +31,7 @@ def upr_prompt(passage: str, passage_chars: int = 1500) -> str:
     return f"Passage: {text}\n{INSTRUCTION}\nQuestion:"
 
 
+@register_reranker
 class UPR(Reranker):
     """Score = mean log p(query tokens | passage prompt); candidates sorted by it, ties in input order."""
 
