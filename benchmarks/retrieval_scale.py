@@ -163,7 +163,7 @@ def step_faiss(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     scores, rows = index.search(queries, K)
     search_s = time.perf_counter() - t0
-    from surge_dataset.retrieval.dense import exact_topk, flat_vectors
+    from surge_dataset.retrieval.faiss_index import exact_topk, flat_vectors
 
     t0 = time.perf_counter()
     ours_scores, ours_rows = exact_topk(queries, flat_vectors(index), K)

@@ -162,7 +162,7 @@ def test_importing_the_package_loads_no_heavy_library() -> None:
     assert loaded == "[]"
 
 
-@pytest.mark.parametrize("module", ["registry", "dense", "encoding", "faiss_index"])
+@pytest.mark.parametrize("module", ["registry", "encoder", "encoding", "faiss_index"])
 def test_each_retrieval_module_imports_alone(module: str) -> None:
     """No import cycle: every module imports first, in a fresh interpreter."""
     assert _fresh_import(f"import surge_dataset.retrieval.{module}; print('ok')") == "ok"

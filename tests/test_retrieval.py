@@ -32,7 +32,9 @@ from surge_dataset.retrieval import (
     write_trec_qrels,
     write_trec_run,
 )
-from surge_dataset.retrieval.dense import ENCODING_MANIFEST, FAISS_FILE, DenseEncoder, DenseIndex
+from surge_dataset.retrieval.encoder import DenseEncoder
+from surge_dataset.retrieval.encoding import ENCODING_MANIFEST
+from surge_dataset.retrieval.faiss_index import FAISS_FILE, DenseIndex
 from surge_dataset.retrieval.index_base import UNKNOWN_DAY, batch_texts, document_text
 
 from .conftest import SAMPLE_DIR
@@ -330,7 +332,7 @@ def test_dense_search_exact_with_cutoff_and_approximate_options(data: SurgeData,
     for engine in ("auto", "faiss"):
         cut = index.search_vectors(vectors[:1], k=1000, cutoff_days=[day], engine=engine)[0]
         assert {h.doc_id for h in cut} == allowed and len(cut) == len(allowed)
-    from surge_dataset.retrieval.dense import exact_topk
+    from surge_dataset.retrieval.faiss_index import exact_topk
 
     scores, rows = exact_topk(vectors, docs, 5, block=64)  # several blocks merge into the true top 5
     np.testing.assert_allclose(scores, -np.sort(-(vectors @ docs.T), axis=1)[:, :5], rtol=1e-5)

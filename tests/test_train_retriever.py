@@ -226,7 +226,7 @@ def test_two_process_training_resumes_and_the_model_indexes_the_corpus(data: Sur
         "import sys\n"
         f"sys.path.insert(0, {str(REPO_ROOT)!r})\n"
         "from surge_dataset.data.dataset import SurgeData\n"
-        "from surge_dataset.retrieval.dense import encode_corpus\n"
+        "from surge_dataset.retrieval.encoding import encode_corpus\n"
         "report = encode_corpus(sys.argv[1], SurgeData.open(sys.argv[2]), sys.argv[3], shard_size=100)\n"
         "print('encoded', report.encoded, flush=True)\n"
     )

@@ -73,7 +73,7 @@ def test_no_progress_turns_the_bar_off() -> None:
 def test_dense_encoding_reports_papers_done_also_when_resuming(
     sample_dataset: Path, tiny_roberta: Path, tmp_path: Path
 ) -> None:
-    from surge_dataset.retrieval.dense import encode_corpus
+    from surge_dataset.retrieval.encoding import encode_corpus
 
     data = SurgeData.open(sample_dataset)
     total = len(data.corpus)

@@ -84,7 +84,8 @@ def index_dense(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from surge_dataset.retrieval.dense import FAISS_KINDS, encode_corpus
+    from surge_dataset.retrieval.encoding import encode_corpus
+    from surge_dataset.retrieval.faiss_index import FAISS_KINDS
 
     check_choice("--faiss", faiss_index, FAISS_KINDS)  # --model is checked by encode_corpus
     dataset = _open_data(data)

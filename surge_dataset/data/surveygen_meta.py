@@ -97,6 +97,3 @@ def surveygen_metadata(data: SurgeData) -> tuple[dict[int, dict[str, Any]], dict
     return None if not any(found) else (found[0], found[1])
 
 
-def read_signals_file(path: str | Path) -> dict[int, dict[str, Any]]:
-    """A ``surveygen_signals.json`` written by ``surge data from-surveygen``: doc id -> indicators."""
-    return {int(k): v for k, v in json.loads(Path(path).read_text(encoding="utf-8")).items()}

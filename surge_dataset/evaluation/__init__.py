@@ -1,6 +1,7 @@
 """Evaluation: a registry of metrics, the run that scores a folder of surveys, and raw-input scoring.
 
-* :mod:`.metric`   the :class:`Metric` interface and the registry (``register``, ``registry``);
+* :mod:`.metric`   the :class:`Metric` interface and ``register``;
+* :mod:`.catalogue`  ``registry()``, the one way to read the metrics, and ``get_metric``;
 * :mod:`.metrics`  the built-in metrics, one module each;
 * :mod:`.config`   :class:`EvaluationConfig` and ``--metrics`` parsing;
 * :mod:`.prepare`  passage discovery, reading, parsing and citation resolution;
@@ -102,16 +103,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """The lazy names (:data:`_LAZY`), and registry views under their old constant names (computed on
-    use, so late registrations count)."""
+    """The lazy names (:data:`_LAZY`), imported on first use."""
     if name in _LAZY:
         value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
         globals()[name] = value
         return value
-    if name == "METRIC_KEYS":
-        return {m.name: m.keys for m in registry().values()}
-    if name == "ALL_METRICS":
-        return tuple(default_metrics())
-    if name == "JUDGE_METRICS":
-        return tuple(m.name for m in registry().values() if m.judged)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -320,11 +320,6 @@ class ArxivApi:
         """The ``limit`` results of ``query`` arXiv ranks first (one request)."""
         return self.page(query, 0, limit, relevance=True)[1]
 
-    def by_ids(self, ids: Iterable[str]) -> tuple[dict[str, ArxivRecord], list[str]]:
-        """The records of ``ids`` (``id_list`` look-ups, :data:`ID_BATCH` at a time), and the ids not found."""
-        found, unknown, failed = self.lookup_ids(ids)
-        return found, [i for i in dict.fromkeys(ids) if i in unknown or i in failed]
-
     def lookup_ids(self, ids: Iterable[str]) -> tuple[dict[str, ArxivRecord], set[str], list[str]]:
         """``(records, unknown, failed)`` of ``ids``: a record is kept only when the API returns that very id with
         a title; an id missing from an answer is *unknown* (an answer, cached like a record, so a rerun asks

@@ -104,9 +104,6 @@ class HostPool:
         return {t.service: {**t.stats.as_dict(), **({"down": t.down_reason} if t.down_reason else {})}
                 for t in self._hosts.values()}
 
-    def requests_sent(self) -> int:
-        return sum(t.stats.requests for t in self._hosts.values())
-
     def combined(self) -> ServiceStats:
         total = ServiceStats()
         for t in self._hosts.values():

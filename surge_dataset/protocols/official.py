@@ -12,8 +12,12 @@ section of 100 characters), these mirrors return what ``--aggregate released`` s
 
 Not mirrored here: the judge prompts (our wording, :mod:`surge_dataset.llm.prompts`) and ``chat_openai`` (the
 released judge settings are ``Judge(style="released")``, :mod:`surge_dataset.llm.judge`); ``eval_all``'s
-folder rules and mean (``surge_dataset.evaluation``). The paper's reading, named the same way, is
-:mod:`surge_dataset.protocols.paper`.
+folder rules and mean (``surge_dataset.evaluation``).
+
+Why it is kept with no caller in the package: it is the released evaluator's API, one to one, so the parity tests
+(``tests/test_official_module.py``) can call both sides by the same names and a reader can find, for each released
+function, the rule this package applies. ``surge evaluate --protocol official`` runs the same rules through the
+metrics (``surge_dataset.evaluation.metrics``), not through this module.
 """
 
 from __future__ import annotations

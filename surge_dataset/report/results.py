@@ -204,11 +204,12 @@ def select_metrics(systems: Sequence[SystemResults], requested: str | Sequence[s
     names = parse_list(requested)
     if "all" in names:
         return present
-    from surge_dataset.evaluation import METRIC_KEYS
+    from surge_dataset.evaluation import registry
 
+    metrics = registry()
     chosen: list[str] = []
     for name in names:
-        for key in METRIC_KEYS.get(name, (name,)):
+        for key in (metrics[name].keys if name in metrics else (name,)):
             if key not in present:
                 raise ReportError(f"metric {key!r} is in no results file (present: {', '.join(present) or 'none'})")
             if key not in chosen:

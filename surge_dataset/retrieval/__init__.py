@@ -4,14 +4,21 @@ Heavy libraries (bm25s, torch, faiss, ranx) are imported inside the functions th
 importing this package is cheap. :func:`open_index` finds the searcher of an index folder in the index
 registry (:mod:`.registry`: built-in kinds, :func:`register_index`, the ``surge.indexes`` entry points);
 :func:`get_reranker` finds a re-ranker (``upr``, ``rankgpt``) in :mod:`.rerank`'s.
+
+The paper's dense retriever (protocol §6: one shared encoder, last layer's first-token vector, dot product) is
+three modules, one job each: :mod:`.encoder` (:class:`DenseEncoder`, the model folder's ``surge_retriever.json``),
+:mod:`.encoding` (:func:`encode_corpus`: the corpus encoded in resumable shards, :mod:`.shards` on disk) and
+:mod:`.faiss_index` (the FAISS index built from the shards and :class:`DenseIndex`, its searcher).
 """
 
 from __future__ import annotations
 
 from surge_dataset.retrieval.bm25 import BM25Index, build_bm25_index
-from surge_dataset.retrieval.dense import DenseEncoder, DenseIndex, encode_corpus
+from surge_dataset.retrieval.encoder import DenseEncoder
+from surge_dataset.retrieval.encoding import encode_corpus
 from surge_dataset.retrieval.evaluation import METRICS, evaluate_run
 from surge_dataset.retrieval.export import export_retrieval
+from surge_dataset.retrieval.faiss_index import DenseIndex
 from surge_dataset.retrieval.index_base import Hit, document_text, to_day
 from surge_dataset.retrieval.registry import (
     available_index_kinds,

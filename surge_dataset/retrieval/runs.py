@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -351,5 +351,3 @@ def run_retrieval(
     return metadata
 
 
-def queries_as_dicts(queries: Sequence[RetrievalQuery]) -> list[dict[str, Any]]:
-    return [asdict(q) for q in queries]

@@ -89,10 +89,6 @@ class GeneratedSurvey:
             return "".join(line + "\n" for line in lines)
         return "\n".join(lines)
 
-    def diagnostic_codes(self) -> set[str]:
-        """The distinct diagnostic codes, for quick checks."""
-        return {d.code for d in self.diagnostics}
-
     def _heading_walk(self) -> Iterator[tuple[SurveyNode, int]]:
         if self.protocol == OFFICIAL:
             return ((n, d) for n, d in walk_nodes(self.root) if d > 0 and not official_skipped(n.title))
