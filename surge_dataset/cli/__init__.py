@@ -23,7 +23,7 @@ from surge_dataset.cli.console import console, quiet_libraries, user_errors
 from surge_dataset.cli.data import data_app
 from surge_dataset.cli.human import human_app
 from surge_dataset.cli.importing import import_outputs_command
-from surge_dataset.cli.judging import arena, judge_agreement
+from surge_dataset.cli.judging import arena, judge_agreement, meta_eval
 from surge_dataset.cli.leaderboard import leaderboard_app
 from surge_dataset.cli.metrics import metrics_app, models_app
 from surge_dataset.cli.retrieval import export_retrieval, index_app, retrieval_eval, retrieve
@@ -49,7 +49,7 @@ app = typer.Typer(
 #: Every command and sub-app, wired here only; their bodies live in cli/<area>.py.
 app.add_typer(data_app, name="data")
 app.command("evaluate")(evaluate.evaluate)
-app.command("meta-eval")(evaluate.meta_eval)
+app.command("meta-eval")(meta_eval)
 app.command("arena")(arena)
 app.command("judge-agreement")(judge_agreement)
 app.add_typer(human_app, name="human")

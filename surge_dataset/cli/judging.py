@@ -1,4 +1,4 @@
-"""``surge arena`` and ``surge judge-agreement``: one screen each (options -> run -> print).
+"""``surge arena``, ``surge judge-agreement`` and ``surge meta-eval``: one screen each (options -> run -> print).
 
 The judge options are read off the settings they share with ``surge evaluate`` (``--judge``, ``--base-url``,
 ``--judge-concurrency``, ...), so help and defaults read alike. The work lives in :mod:`surge_dataset.judging`.
@@ -18,7 +18,7 @@ from surge_dataset.cli.options import data_option, option
 from surge_dataset.evaluation.config import EvaluationConfig
 from surge_dataset.evaluation.run_options import RunOptions
 
-__all__ = ["arena", "judge_agreement"]
+__all__ = ["arena", "judge_agreement", "meta_eval"]
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
@@ -143,3 +143,48 @@ def print_agreement(figures: dict[str, Any], title: str) -> None:
                       _fmt(f["spearman_rho"]) + _interval(*f["rho_ci"]), _fmt(f["krippendorff_alpha"]),
                       _fmt(f["mean_abs_diff"], 4), f"{f['systems']}/{f['units']}", Text(changes))
     out_console.print(table)
+
+
+def meta_eval(
+    human: Path = typer.Option(..., "--human", help="CSV with columns survey_id,system,rank (1 = best; system GT = the human survey)."),
+    results_flag: bool = typer.Option(
+        False, "--results", help="Marks the start of the results files (they can also be given without it)."),
+    files: list[str] = typer.Argument(..., help="`surge evaluate` results, one per system: NAME=PATH or PATH (name = file stem)."),
+    metrics: str = typer.Option(None, "--metrics", help="Comma list of result keys (default: every numeric key)."),
+    out: Path = typer.Option(None, "--out", help="Also write the correlations as JSON here."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap over surveys (agreement CIs)."),
+    resamples: int = typer.Option(1000, "--resamples", help="Bootstrap resamples for the agreement CIs."),
+) -> None:
+    """Kendall's tau and Spearman's rho between each metric's ranking of systems and the human ranking."""
+    from importlib.util import find_spec
+
+    from surge_dataset.core.io import atomic_write_json
+    from surge_dataset.core.vocabulary import parse_list
+    from surge_dataset.judging.meta_eval import (
+        agreement_with_humans,
+        load_results,
+        meta_evaluate,
+        read_human_rankings,
+    )
+
+    rankings, systems = read_human_rankings(human), load_results(files)
+    unknown = sorted({s for ranks in rankings.values() for s in ranks} - set(systems))
+    if unknown:
+        console.print(f"[yellow]note:[/] ranked systems without a results file: {', '.join(unknown)}", highlight=False)
+    table_data = meta_evaluate(rankings, systems, parse_list(metrics) or None)
+    table = Table(title="Agreement with the human ranking (mean over surveys)")
+    for column in ("metric", "tau (with GT)", "rho (with GT)", "tau (w/o GT)", "rho (w/o GT)", "surveys"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for metric, entry in table_data.items():
+        w, wo = entry["with_gt"], entry["without_gt"]
+        table.add_row(metric if entry["higher_is_better"] else f"{metric} (lower is better)", _fmt(w["kendall_tau"], 3), _fmt(w["spearman_rho"], 3), _fmt(wo["kendall_tau"], 3),
+                      _fmt(wo["spearman_rho"], 3), f"{w['surveys']}/{wo['surveys']}")
+    out_console.print(table)
+    agreement = agreement_with_humans(rankings, systems, list(table_data), seed=seed, resamples=resamples)
+    for variant, label in (("with_gt", "with GT"), ("without_gt", "without GT")):
+        print_agreement({m: a[variant] for m, a in agreement.items()}, f"human vs metric ranks ({label})")
+    if find_spec("krippendorff") is None:
+        console.print("[yellow]note:[/] alpha needs the judging extra: pip install 'surge-bench[judging]'",
+                      highlight=False)
+    if out is not None:
+        atomic_write_json(out, {m: {**entry, "agreement": agreement[m]} for m, entry in table_data.items()})
