@@ -28,8 +28,8 @@ from surge_dataset.survey.headings import (
     is_references_title,
     strip_wrapping_emphasis,
 )
-from surge_dataset.survey.model import Citation, GeneratedSurvey, Reference, walk_nodes
-from surge_dataset.survey.tree import build_tree, to_int
+from surge_dataset.survey.model import Citation, GeneratedSurvey, Reference, SurveyNode, walk_nodes
+from surge_dataset.survey.tree import NodeBuilder, build_tree, to_int
 
 __all__ = ["MARKDOWN_LINK_RE", "MAX_CITATION_RANGE", "expand_citation_range", "parse_paper"]
 
@@ -147,10 +147,22 @@ def _reference_candidate(line: str) -> tuple[int, str] | None:
 def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSurvey:
     """Tree, reference list and citation instances of right-stripped ``lines`` under the paper's rules."""
     root_builder, heading_count, fenced = build_tree(lines, _paper_heading, fence_aware=True)
-    builders = list(root_builder.walk())
+    region, region_numbers, has_section = _references_region(list(root_builder.walk()), fenced)
+    references = _ReferenceList(diagnostics)
+    if has_section:
+        _read_references_section(region, region_numbers, fenced, references, diagnostics)
+    consumed = set(region_numbers) | _read_lines_outside(
+        _reference_line_blocks(lines, region_numbers, fenced), references, diagnostics)
+    root = root_builder.freeze(lambda number: number not in consumed)
+    citations = _citation_instances(root, diagnostics)
+    diagnostics.extend(missing_numbers_diagnostic(citations, references.by_number))
+    diagnostics.extend(final_diagnostics(heading_count, references.by_number))
+    return GeneratedSurvey(root, references.by_number, citations, diagnostics, "paper")
 
-    # Lines of the references section: under a References heading (and its sub-headings), or after a bare
-    # "**References:**" line up to the next heading.
+
+def _references_region(builders: list[NodeBuilder], fenced: set[int]) -> tuple[list[tuple[int, str]], set[int], bool]:
+    """``(region, its line numbers, whether a references section exists)``: the lines under a References heading
+    (and its sub-headings), or after a bare "**References:**" line up to the next heading."""
     region: list[tuple[int, str]] = []
     region_numbers: set[int] = set()
     ref_roots = [b for b in builders if b.level > 0 and is_references_title(b.title)]
@@ -179,77 +191,97 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
                 if number != builder.lines[marker_at][0]:
                     region.append((number, text))
     region.sort()
+    return region, region_numbers, has_section
 
-    references: dict[int, Reference] = {}
-    consumed: set[int] = set(region_numbers)
 
-    def add(number: int, entry: str, raw: str, line: int) -> None:
-        if number in references:
-            diagnostics.append(
+class _ReferenceList:
+    """The reference list being read: the first entry of a number is kept, a repeat or an entry without a title is
+    a diagnostic."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.by_number: dict[int, Reference] = {}
+        self.diagnostics = diagnostics
+
+    def __contains__(self, number: int) -> bool:
+        return number in self.by_number
+
+    def __bool__(self) -> bool:
+        return bool(self.by_number)
+
+    def add(self, number: int, entry: str, raw: str, line: int) -> None:
+        if number in self.by_number:
+            self.diagnostics.append(
                 diagnostic(
                     "duplicate_reference_number",
-                    f"[{number}] listed again (first on line {references[number].line}); the first is kept",
+                    f"[{number}] listed again (first on line {self.by_number[number].line}); the first is kept",
                     line,
                 )
             )
             return
         title = paper_reference_title(entry)
         if not title:
-            diagnostics.append(
+            self.diagnostics.append(
                 diagnostic(
                     "unparsed_reference_line", f"no title in reference entry {raw.strip()[:120]!r}", line
                 )
             )
             return
-        references[number] = Reference(number, title, raw.strip(), line)
+        self.by_number[number] = Reference(number, title, raw.strip(), line)
 
-    if has_section:
-        bullets: list[tuple[int, str, str]] = []
-        unparsed: list[tuple[int, str]] = []
-        for number, text in region:
-            if not text.strip() or number in fenced:
-                continue
-            match = PAPER_REFERENCE_RE.match(text) or _NUMBERED_LIST_RE.match(text)
-            ref_number = to_int(match.group(1)) if match else None
-            if match and ref_number is not None and match.group(2):
-                add(ref_number, match.group(2), text, number)
-                continue
-            bullet = _BULLET_RE.match(text)
-            if bullet:
-                bullets.append((number, bullet.group(1), text))
-            else:
-                unparsed.append((number, text))
-        if not references and bullets:
-            diagnostics.append(
-                diagnostic(
-                    "unnumbered_references",
-                    f"the references section lists {len(bullets)} entries without numbers; numbered 1.."
-                    f"{len(bullets)} in order, so no [n] in the text can be matched with certainty",
-                    bullets[0][0],
-                )
-            )
-            for index, (number, entry, raw) in enumerate(bullets, 1):
-                add(index, entry, raw, number)
+
+def _read_references_section(region: list[tuple[int, str]], region_numbers: set[int], fenced: set[int],
+                             references: _ReferenceList, diagnostics: list[Diagnostic]) -> None:
+    """The entries of the references section: numbered ones, else its bullets numbered in order."""
+    bullets: list[tuple[int, str, str]] = []
+    unparsed: list[tuple[int, str]] = []
+    for number, text in region:
+        if not text.strip() or number in fenced:
+            continue
+        match = PAPER_REFERENCE_RE.match(text) or _NUMBERED_LIST_RE.match(text)
+        ref_number = to_int(match.group(1)) if match else None
+        if match and ref_number is not None and match.group(2):
+            references.add(ref_number, match.group(2), text, number)
+            continue
+        bullet = _BULLET_RE.match(text)
+        if bullet:
+            bullets.append((number, bullet.group(1), text))
         else:
-            unparsed.extend((number, raw) for number, _entry, raw in bullets)
-        for number, text in unparsed:
-            diagnostics.append(
-                diagnostic(
-                    "unparsed_reference_line",
-                    f"line in the references section is not an entry: {text.strip()[:120]!r}",
-                    number,
-                )
+            unparsed.append((number, text))
+    if not references and bullets:
+        diagnostics.append(
+            diagnostic(
+                "unnumbered_references",
+                f"the references section lists {len(bullets)} entries without numbers; numbered 1.."
+                f"{len(bullets)} in order, so no [n] in the text can be matched with certainty",
+                bullets[0][0],
             )
-        if not references:
-            diagnostics.append(
-                diagnostic(
-                    "empty_references_section",
-                    "a references section exists but holds no entry; looking for [n] lines elsewhere",
-                    min(region_numbers) if region_numbers else None,
-                )
+        )
+        for index, (number, entry, raw) in enumerate(bullets, 1):
+            references.add(index, entry, raw, number)
+    else:
+        unparsed.extend((number, raw) for number, _entry, raw in bullets)
+    for number, text in unparsed:
+        diagnostics.append(
+            diagnostic(
+                "unparsed_reference_line",
+                f"line in the references section is not an entry: {text.strip()[:120]!r}",
+                number,
             )
+        )
+    if not references:
+        diagnostics.append(
+            diagnostic(
+                "empty_references_section",
+                "a references section exists but holds no entry; looking for [n] lines elsewhere",
+                min(region_numbers) if region_numbers else None,
+            )
+        )
 
-    # [n] lines outside the references section: stray when a section was used, else the fallback list.
+
+def _reference_line_blocks(lines: list[str], region_numbers: set[int],
+                           fenced: set[int]) -> list[list[tuple[int, int, str, str]]]:
+    """The ``[n]`` lines outside the references section, in blocks of consecutive lines (blank lines between
+    them allowed): ``(line number, n, entry, raw line)``."""
     blocks: list[list[tuple[int, int, str, str]]] = []
     current: list[tuple[int, int, str, str]] = []
     for number, line in enumerate(lines, 1):
@@ -263,18 +295,25 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
             current = []
     if current:
         blocks.append(current)
-    outside = [item for block in blocks for item in block]
+    return blocks
 
+
+def _read_lines_outside(blocks: list[list[tuple[int, int, str, str]]], references: _ReferenceList,
+                        diagnostics: list[Diagnostic]) -> set[int]:
+    """``[n]`` lines outside the references section: stray when a section gave entries, else the fallback list
+    (the longest block, then the others for numbers it lacks). The line numbers taken as entries."""
+    consumed: set[int] = set()
+    outside = [item for block in blocks for item in block]
     if not references and outside:
         main = max(reversed(blocks), key=len)  # the longest block; on a tie the later one
         for number, ref_number, entry, raw in main:
-            add(ref_number, entry, raw, number)
+            references.add(ref_number, entry, raw, number)
             consumed.add(number)
         extras = [item for block in blocks if block is not main for item in block]
         used = 0
         for number, ref_number, entry, raw in extras:
             if ref_number not in references:
-                add(ref_number, entry, raw, number)
+                references.add(ref_number, entry, raw, number)
                 consumed.add(number)
                 used += 1
         if extras:
@@ -296,9 +335,11 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
                 outside[0][0],
             )
         )
+    return consumed
 
-    root = root_builder.freeze(lambda number: number not in consumed)
 
+def _citation_instances(root: SurveyNode, diagnostics: list[Diagnostic]) -> list[Citation]:
+    """Every citation of every content node (the references section pruned), with the sentence it sits in."""
     citations: list[Citation] = []
     for node, _depth in walk_nodes(root, prune=is_references_node):
         content = node.content
@@ -315,7 +356,4 @@ def parse_paper(lines: list[str], diagnostics: list[Diagnostic]) -> GeneratedSur
                 diagnostics.append(diagnostic("suspicious_citation_range",
                                               f"citation range [{item}] kept as its two ends only", node.line or None))
             citations.extend(Citation(cited, node.title, sentence, at) for cited in group.numbers)
-
-    diagnostics.extend(missing_numbers_diagnostic(citations, references))
-    diagnostics.extend(final_diagnostics(heading_count, references))
-    return GeneratedSurvey(root, references, citations, diagnostics, "paper")
+    return citations
