@@ -27,18 +27,12 @@ from surge_dataset.core.io import atomic_write_json, file_sha256
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.output_folder import replacing_output_folder
 from surge_dataset.core.records import (
-    EXTRA_COLUMN,
-    FIELDS_BY_CONFIG,
-    NODE_FIELDS,
-    NODE_ID_FIELDS,
     OFFICIAL_FILES,
     QUIZ_CONFIG,
     QUIZ_FILE,
     arrow_schema,
-    dump_extra,
-    id_column_type,
-    stringify_ids,
 )
+from surge_dataset.data.columns import id_column_types, node_id_types, official_columns
 from surge_dataset.data.corpus import INDEX_DIR, PAPER_COLUMNS, CorpusIndexWriter
 from surge_dataset.data.fresh_manifest import FRESH_MANIFEST, read_fresh_manifest, window_text
 from surge_dataset.data.jsonstream import iter_json_array
@@ -91,62 +85,6 @@ def survey_of_query(query: dict[str, Any], lookup: dict[str, Any], default: Any 
     return lookup.get(title.strip(), lookup.get("norm:" + normalise_title(title), default))
 
 
-def _node_id_types(surveys: Sequence[dict[str, Any]]) -> dict[str, pa.DataType]:
-    """The Arrow type of each structure id field, decided per field (see ``records.id_column_type``)."""
-    return {
-        name: id_column_type(node[name] for survey in surveys for node in survey["structure"])
-        for name in NODE_ID_FIELDS
-    }
-
-
-def _id_column_types(config: str, records: Sequence[dict[str, Any]]) -> dict[str, pa.DataType]:
-    """The Arrow type of each ``id``-kind column of ``config`` (an integer or a string in the JSON)."""
-    return {
-        column: id_column_type(record[official] for record in records)
-        for official, column, kind in FIELDS_BY_CONFIG[config]
-        if kind == "id"
-    }
-
-
-def _rows(
-    config: str,
-    records: Iterable[dict[str, Any]],
-    *,
-    string_columns: Iterable[str] = (),
-    string_node_fields: Iterable[str] = (),
-) -> dict[str, list[Any]]:
-    """Official records -> column lists (snake_case), unknown fields folded into ``extra`` as JSON.
-
-    Integers in ``string_columns`` (and node fields ``string_node_fields``) are written as text, their
-    JSON values kept in ``extra`` (a column that mixes integers and strings is stored as string).
-    """
-    fields = FIELDS_BY_CONFIG[config]
-    known = {official for official, _, _ in fields}
-    string_columns, string_node_fields = set(string_columns), tuple(string_node_fields)
-    columns: dict[str, list[Any]] = {column: [] for _, column, _ in fields}
-    columns[EXTRA_COLUMN] = []
-    for record in records:
-        extra = {k: v for k, v in record.items() if k not in known} if len(record) > len(known) else {}
-        for official, column, kind in fields:
-            value = record[official]
-            if kind == "structure":
-                nodes = []
-                for node in value:
-                    node_extra = {k: v for k, v in node.items() if k not in NODE_FIELDS}
-                    row = {name: node[name] for name in NODE_FIELDS}
-                    stringify_ids(row, string_node_fields, node_extra)
-                    nodes.append({**row, EXTRA_COLUMN: dump_extra(node_extra)})
-                value = nodes
-            elif kind == "float" and value is not None:
-                value = float(value)
-            elif column in string_columns and isinstance(value, int) and not isinstance(value, bool):
-                extra[official] = value
-                value = str(value)
-            columns[column].append(value)
-        columns[EXTRA_COLUMN].append(dump_extra(extra))
-    return columns
-
-
 def _write_parquet(table: pa.Table, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, path, compression="zstd", row_group_size=10_000)
@@ -189,15 +127,9 @@ def build_dataset(
     """
     source, out = Path(source), Path(out)
     say = progress or (lambda message: logger.info(message))
-    present = {c: source / f for c, f in OFFICIAL_FILES.items() if (source / f).is_file()}
-    if not source.is_dir():
-        raise SurgeDataError(source, "source folder does not exist")
-    if not present:
-        raise SurgeDataError(source, f"none of {', '.join(OFFICIAL_FILES.values())} is in this folder")
-    if derive_queries and "surveys" not in present:
-        raise SurgeDataError(source, "deriving the queries needs surveys.json, which is not in this folder")
+    present = _official_files(source, derive_queries)
     derive = "surveys" in present and (derive_queries or "queries" not in present)
-    from surge_dataset.data.quiz_sets import pin_quiz_config, quiz_set_to_pin  # pydantic: only when building
+    from surge_dataset.data.quiz_sets import quiz_set_to_pin  # pydantic: only when building
 
     quiz_set = quiz_set_to_pin(source / QUIZ_FILE if quizzes is None else Path(quizzes), "surveys" in present,
                                given=quizzes is not None)
@@ -213,115 +145,146 @@ def build_dataset(
         "source_files": {},
     }
     survey_lookup: dict[str, tuple[int, str]] = {}  # exact title, then normalised title -> (id, split)
-
     with replacing_output_folder(out, "dataset", "surge data build", inputs=[("--source", source)],
                                  overwrite=overwrite) as tmp:
         if "surveys" in present:
-            path = present["surveys"]
-            say(f"reading {path}")
-            surveys = read_json_array(path)
-            report.unknown_fields["surveys"] = _checked(path, "surveys", surveys)
-            node_types = _node_id_types(surveys)
-            splits, rule = _survey_splits(surveys, test_ids)
-            meta["split_rule"] = rule
-            meta["structure_id_types"] = {name: str(t) for name, t in node_types.items()}
-            meta["survey_order"] = [s["survey_id"] for s in surveys]
-            report.empty_all_cites = [s["survey_id"] for s in surveys if not s["all_cites"]]
-            if report.empty_all_cites:
-                report.notes.append(
-                    f"{len(report.empty_all_cites)} survey(s) have an empty all_cites (valid; recall is "
-                    f"undefined for them): {report.empty_all_cites}"
-                )
-            schema = arrow_schema("surveys", node_id_type=node_types["id"], node_parent_id_type=node_types["parent_id"])
-            string_nodes = [name for name, t in node_types.items() if t == pa.string()]
-            table = pa.Table.from_pydict(_rows("surveys", surveys, string_node_fields=string_nodes), schema=schema)
-            split_array = pa.array(splits)
-            report.counts["surveys"] = {}
-            for split in ("train", "test"):
-                part = table.filter(pc.equal(split_array, split))
-                report.counts["surveys"][split] = part.num_rows
-                if part.num_rows:
-                    _write_parquet(part, tmp / "surveys" / _shard_name(split, 0, 1))
-            survey_lookup = survey_title_lookup(surveys, [(s["survey_id"], split) for s, split in zip(surveys, splits,
-                                                                                                      strict=True)])
-            if quiz_set is not None:
-                report.counts[QUIZ_CONFIG], meta["quizzes"], note = pin_quiz_config(
-                    tmp, quiz_set, dict(zip(meta["survey_order"], splits, strict=True)))
-                meta["configs"] = sorted({*meta["configs"], QUIZ_CONFIG})
-                report.notes.append(note)
-            meta["source_files"]["surveys.json"] = file_sha256(path)
-            if derive:
-                given = (source / OFFICIAL_FILES["queries"]).is_file()
-                say(f"deriving the queries from {path} ({'--derive-queries' if given else 'no queries.json'})")
-                _derive_queries(tmp, surveys, dict(zip(meta["survey_order"], splits, strict=True)), given,
-                                report, meta)
-            del surveys, table
-
+            survey_lookup = _build_surveys(present["surveys"], tmp, test_ids, quiz_set, derive, report, meta, say)
         if "corpus" in present:
-            path = present["corpus"]
-            say(f"reading {path} (streamed)")
-            try:
-                count, exemplars = _write_corpus(path, iter_json_array(path), tmp, shard_rows, say)
-            except Exception as exc:  # any problem at all: the whole-file way says what it is
-                # The error path is today's: parse the whole file (the JSON error names line and column),
-                # check every record in order (the first problem, then duplicate ids), and if all of that
-                # passes -- the streaming reader refused a file orjson accepts -- build from the list.
-                logger.debug("streaming %s failed (%s); reading it whole", path, exc)
-                for name in ("corpus", INDEX_DIR):
-                    shutil.rmtree(tmp / name, ignore_errors=True)
-                corpus = read_json_array(path)
-                report.unknown_fields["corpus"] = _checked(path, "corpus", corpus)
-                count, _ = _write_corpus(path, _drain(corpus), tmp, shard_rows, say)
-                del corpus
-            else:
-                # One record per unknown field name: the same warning and the same names as checking them all.
-                report.unknown_fields["corpus"] = _checked(path, "corpus", exemplars)
-            report.counts["corpus"] = {"train": count}
-            meta["source_files"]["corpus.json"] = file_sha256(path)
-
+            _build_corpus(present["corpus"], tmp, shard_rows, report, meta, say)
         if "queries" in present:
-            path = present["queries"]
-            say(f"reading {path}")
-            queries = read_json_array(path)
-            report.unknown_fields["queries"] = _checked(path, "queries", queries)
-            meta["query_order"] = [q["query_id"] for q in queries]
-            survey_ids, splits = [], []
-            unmatched = 0
-            for query in queries:
-                survey_id, split = survey_of_query(query, survey_lookup, (None, "unassigned"))
-                unmatched += survey_id is None
-                survey_ids.append(survey_id)
-                splits.append(split)
-            if unmatched:
-                note = (
-                    f"{unmatched} quer{'y' if unmatched == 1 else 'ies'} name no survey of surveys.json in "
-                    "prefix_titles[0]; they are in the 'unassigned' split"
-                )
-                report.notes.append(note)
-                warnings.warn(f"{path}: {note}", stacklevel=2)
-            _write_queries(tmp, queries, survey_ids, splits, report, meta)
-            meta["source_files"]["queries.json"] = file_sha256(path)
-            del queries
-
-        from surge_dataset.data.surveygen_meta import pin_surveygen_configs
-
-        surveygen = pin_surveygen_configs(source, tmp)  # SurveyGen's quality indicators: their own configs
-        if surveygen:
-            meta["surveygen"] = surveygen
-        if manifest is not None:  # a fresh split: its manifest travels with it (not part of the fingerprint)
-            _carry_manifest(manifest_path, manifest, tmp, report, meta)
-        report.counts = {config: report.counts[config] for config in (*OFFICIAL_FILES, QUIZ_CONFIG)
-                         if config in report.counts}
-        meta["counts"] = report.counts
-        meta["unknown_fields"] = report.unknown_fields
-        meta["fingerprint"] = hashlib.sha256(
-            "".join(f"{k}={v};" for k, v in sorted(meta["source_files"].items())).encode()
-        ).hexdigest()[:16]
-        atomic_write_json(tmp / META_FILE, meta)
-        from surge_dataset.data.card import write_card  # local import: the card module pulls in `datasets`
-
-        write_card(tmp, meta)
+            _build_queries(present["queries"], tmp, survey_lookup, report, meta, say)
+        _finish(source, tmp, manifest_path, manifest, report, meta)
     return report
+
+
+def _official_files(source: Path, derive_queries: bool) -> dict[str, Path]:
+    """Config -> its official file in ``source``; a clear error when there is nothing to build from."""
+    present = {c: source / f for c, f in OFFICIAL_FILES.items() if (source / f).is_file()}
+    if not source.is_dir():
+        raise SurgeDataError(source, "source folder does not exist")
+    if not present:
+        raise SurgeDataError(source, f"none of {', '.join(OFFICIAL_FILES.values())} is in this folder")
+    if derive_queries and "surveys" not in present:
+        raise SurgeDataError(source, "deriving the queries needs surveys.json, which is not in this folder")
+    return present
+
+
+def _build_surveys(path: Path, tmp: Path, test_ids: Iterable[int], quiz_set: Any, derive: bool,
+                   report: BuildReport, meta: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
+    """The ``surveys`` config (and the quizzes and derived queries that hang on it); the title lookup that
+    assigns queries to surveys."""
+    say(f"reading {path}")
+    surveys = read_json_array(path)
+    report.unknown_fields["surveys"] = _checked(path, "surveys", surveys)
+    node_types = node_id_types(surveys)
+    splits, rule = _survey_splits(surveys, test_ids)
+    meta["split_rule"] = rule
+    meta["structure_id_types"] = {name: str(t) for name, t in node_types.items()}
+    meta["survey_order"] = [s["survey_id"] for s in surveys]
+    report.empty_all_cites = [s["survey_id"] for s in surveys if not s["all_cites"]]
+    if report.empty_all_cites:
+        report.notes.append(
+            f"{len(report.empty_all_cites)} survey(s) have an empty all_cites (valid; recall is "
+            f"undefined for them): {report.empty_all_cites}"
+        )
+    schema = arrow_schema("surveys", node_id_type=node_types["id"], node_parent_id_type=node_types["parent_id"])
+    string_nodes = [name for name, t in node_types.items() if t == pa.string()]
+    table = pa.Table.from_pydict(official_columns("surveys", surveys, string_node_fields=string_nodes), schema=schema)
+    split_array = pa.array(splits)
+    report.counts["surveys"] = {}
+    for split in ("train", "test"):
+        part = table.filter(pc.equal(split_array, split))
+        report.counts["surveys"][split] = part.num_rows
+        if part.num_rows:
+            _write_parquet(part, tmp / "surveys" / _shard_name(split, 0, 1))
+    survey_lookup = survey_title_lookup(surveys, [(s["survey_id"], split) for s, split in zip(surveys, splits,
+                                                                                              strict=True)])
+    if quiz_set is not None:
+        from surge_dataset.data.quiz_sets import pin_quiz_config  # pydantic: only when building
+
+        report.counts[QUIZ_CONFIG], meta["quizzes"], note = pin_quiz_config(
+            tmp, quiz_set, dict(zip(meta["survey_order"], splits, strict=True)))
+        meta["configs"] = sorted({*meta["configs"], QUIZ_CONFIG})
+        report.notes.append(note)
+    meta["source_files"]["surveys.json"] = file_sha256(path)
+    if derive:
+        given = (path.parent / OFFICIAL_FILES["queries"]).is_file()
+        say(f"deriving the queries from {path} ({'--derive-queries' if given else 'no queries.json'})")
+        _derive_queries(tmp, surveys, dict(zip(meta["survey_order"], splits, strict=True)), given,
+                        report, meta)
+    return survey_lookup
+
+
+def _build_corpus(path: Path, tmp: Path, shard_rows: int, report: BuildReport, meta: dict[str, Any],
+                  say: Callable[[str], None]) -> None:
+    """The ``corpus`` config, streamed; on any problem, the whole-file way, which says what the problem is."""
+    say(f"reading {path} (streamed)")
+    try:
+        count, exemplars = _write_corpus(path, iter_json_array(path), tmp, shard_rows, say)
+    except Exception as exc:  # any problem at all: the whole-file way says what it is
+        # The error path is today's: parse the whole file (the JSON error names line and column),
+        # check every record in order (the first problem, then duplicate ids), and if all of that
+        # passes -- the streaming reader refused a file orjson accepts -- build from the list.
+        logger.debug("streaming %s failed (%s); reading it whole", path, exc)
+        for name in ("corpus", INDEX_DIR):
+            shutil.rmtree(tmp / name, ignore_errors=True)
+        corpus = read_json_array(path)
+        report.unknown_fields["corpus"] = _checked(path, "corpus", corpus)
+        count, _ = _write_corpus(path, _drain(corpus), tmp, shard_rows, say)
+        del corpus
+    else:
+        # One record per unknown field name: the same warning and the same names as checking them all.
+        report.unknown_fields["corpus"] = _checked(path, "corpus", exemplars)
+    report.counts["corpus"] = {"train": count}
+    meta["source_files"]["corpus.json"] = file_sha256(path)
+
+
+def _build_queries(path: Path, tmp: Path, survey_lookup: dict[str, Any], report: BuildReport,
+                   meta: dict[str, Any], say: Callable[[str], None]) -> None:
+    """The ``queries`` config from queries.json, each query in the split of the survey it names."""
+    say(f"reading {path}")
+    queries = read_json_array(path)
+    report.unknown_fields["queries"] = _checked(path, "queries", queries)
+    meta["query_order"] = [q["query_id"] for q in queries]
+    survey_ids, splits = [], []
+    unmatched = 0
+    for query in queries:
+        survey_id, split = survey_of_query(query, survey_lookup, (None, "unassigned"))
+        unmatched += survey_id is None
+        survey_ids.append(survey_id)
+        splits.append(split)
+    if unmatched:
+        note = (
+            f"{unmatched} quer{'y' if unmatched == 1 else 'ies'} name no survey of surveys.json in "
+            "prefix_titles[0]; they are in the 'unassigned' split"
+        )
+        report.notes.append(note)
+        warnings.warn(f"{path}: {note}", stacklevel=3)  # attributed to build_dataset's caller
+    _write_queries(tmp, queries, survey_ids, splits, report, meta)
+    meta["source_files"]["queries.json"] = file_sha256(path)
+
+
+def _finish(source: Path, tmp: Path, manifest_path: Path, manifest: dict[str, Any] | None, report: BuildReport,
+            meta: dict[str, Any]) -> None:
+    """SurveyGen's configs, a fresh split's manifest, the counts, the fingerprint, ``surge_meta.json`` and the card."""
+    from surge_dataset.data.surveygen_meta import pin_surveygen_configs
+
+    surveygen = pin_surveygen_configs(source, tmp)  # SurveyGen's quality indicators: their own configs
+    if surveygen:
+        meta["surveygen"] = surveygen
+    if manifest is not None:  # a fresh split: its manifest travels with it (not part of the fingerprint)
+        _carry_manifest(manifest_path, manifest, tmp, report, meta)
+    report.counts = {config: report.counts[config] for config in (*OFFICIAL_FILES, QUIZ_CONFIG)
+                     if config in report.counts}
+    meta["counts"] = report.counts
+    meta["unknown_fields"] = report.unknown_fields
+    meta["fingerprint"] = hashlib.sha256(
+        "".join(f"{k}={v};" for k, v in sorted(meta["source_files"].items())).encode()
+    ).hexdigest()[:16]
+    atomic_write_json(tmp / META_FILE, meta)
+    from surge_dataset.data.card import write_card  # local import: the card module pulls in `datasets`
+
+    write_card(tmp, meta)
 
 
 def _carry_manifest(path: Path, manifest: dict[str, Any], tmp: Path, report: BuildReport,
@@ -342,9 +305,9 @@ def _carry_manifest(path: Path, manifest: dict[str, Any], tmp: Path, report: Bui
 def _write_queries(tmp: Path, queries: list[dict[str, Any]], survey_ids: list[int | None], splits: list[str],
                    report: BuildReport, meta: dict[str, Any]) -> None:
     """The ``queries`` config: one Parquet file per split (``unassigned`` only when it has rows)."""
-    id_types = _id_column_types("queries", queries)
+    id_types = id_column_types("queries", queries)
     meta["query_id_types"] = {name: str(t) for name, t in id_types.items()}
-    columns = _rows("queries", queries, string_columns=[c for c, t in id_types.items() if t == pa.string()])
+    columns = official_columns("queries", queries, string_columns=[c for c, t in id_types.items() if t == pa.string()])
     columns["survey_id"] = survey_ids
     table = pa.Table.from_pydict(columns, schema=arrow_schema("queries", id_types=id_types))
     split_array = pa.array(splits, type=pa.string())
@@ -441,7 +404,7 @@ def _write_corpus(
         if writer is None:
             shards.append(folder / f".train-{len(shards):05d}.partial")
             writer = pq.ParquetWriter(shards[-1], schema, compression="zstd")
-        table = pa.Table.from_pydict(_rows("corpus", chunk), schema=schema)
+        table = pa.Table.from_pydict(official_columns("corpus", chunk), schema=schema)
         del chunk
         writer.write_table(table, row_group_size=10_000)
         index.add(table)
@@ -490,7 +453,7 @@ def _checked(path: Path, config: str, records: list[Any]) -> list[str]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         unknown = check_records(config, path, records)
-    for warning in caught:  # re-emit once, attributed to the build
-        warnings.warn(warning.message, warning.category, stacklevel=3)
+    for warning in caught:  # re-emit once, attributed to build_dataset's caller (through the config's phase)
+        warnings.warn(warning.message, warning.category, stacklevel=4)
     check_unique_ids(config, path, records)
     return unknown
