@@ -118,7 +118,35 @@ def encode_corpus(
     # single-process states that all believe they are the main process.
     state = PartialState(cpu=not torch.cuda.is_available())
     out = Path(out)
-    spec = {
+    spec = _encoding_spec(model_path, data, shard_size, max_length)
+    _claim_output_folder(out, model_path, data, spec, overwrite, state)
+
+    encoder = load_model(lambda: DenseEncoder(model_path, device=state.device, fp16=fp16, max_doc_length=max_length),
+                         str(model_path), ["the dense index"], "--model")
+    report = EncodeReport()
+    mine = _papers_of_process(data, shard_size, state.process_index, state.num_processes)
+    papers_done = 0
+
+    def advance(rows: int) -> None:
+        nonlocal papers_done
+        papers_done += rows
+        if on_papers is not None:
+            on_papers(papers_done, mine)
+
+    start = time.perf_counter()
+    n_shards = _encode_shards(encoder, data, out, shard_size, batch_size, state, report, advance, say, on_shard)
+    state.wait_for_everyone()
+    if state.is_main_process:
+        _index_shards(out, data, n_shards, encoder, spec, state, time.perf_counter() - start, say,
+                      faiss_index=faiss_index, nlist=nlist, nprobe=nprobe, hnsw_m=hnsw_m, ef_search=ef_search)
+    state.wait_for_everyone()
+    report.manifest = read_manifest(out)
+    return report
+
+
+def _encoding_spec(model_path: str | Path, data: Any, shard_size: int, max_length: int | None) -> dict[str, Any]:
+    """What the embeddings depend on, written to ``encoding.json``: a rerun resumes only when it is the same."""
+    return {
         "model": str(Path(model_path).resolve()),
         "model_fingerprint": model_fingerprint(model_path),
         "data_fingerprint": getattr(data, "fingerprint", ""),
@@ -126,6 +154,12 @@ def encode_corpus(
         "max_length": max_length,
         "text": "title + ' ' + abstract",
     }
+
+
+def _claim_output_folder(out: Path, model_path: str | Path, data: Any, spec: dict[str, Any], overwrite: bool,
+                         state: Any) -> None:
+    """Make ``out`` this run's encoding folder: refused when it is another run's or not ours, emptied with
+    ``overwrite``, resumed when ``encoding.json`` matches ``spec``; every process checks, the main one writes."""
     encoding_file = out / ENCODING_MANIFEST
     # Every process checks (a refusal must stop them all): never someone else's folder, the dataset
     # itself or another kind of output; only an index of ours is discarded with --overwrite.
@@ -153,19 +187,11 @@ def encode_corpus(
         atomic_write_json(encoding_file, spec)
     state.wait_for_everyone()
 
-    encoder = load_model(lambda: DenseEncoder(model_path, device=state.device, fp16=fp16, max_doc_length=max_length),
-                         str(model_path), ["the dense index"], "--model")
-    report = EncodeReport()
-    mine = _papers_of_process(data, shard_size, state.process_index, state.num_processes)
-    papers_done = 0
 
-    def advance(rows: int) -> None:
-        nonlocal papers_done
-        papers_done += rows
-        if on_papers is not None:
-            on_papers(papers_done, mine)
-
-    start = time.perf_counter()
+def _encode_shards(encoder: DenseEncoder, data: Any, out: Path, shard_size: int, batch_size: int, state: Any,
+                   report: EncodeReport, advance: Callable[[int], None], say: Callable[[str], None],
+                   on_shard: Callable[[int], None] | None) -> int:
+    """Encode this process's shards (shard i goes to process i mod N), skipping finished ones; the shard count."""
     n_shards = 0
     for index, table in _corpus_shards(data, shard_size):
         n_shards = index + 1
@@ -184,20 +210,20 @@ def encode_corpus(
         say(f"dense: shard {index} ({table.num_rows:,} papers) encoded by process {state.process_index}")
         if on_shard is not None:
             on_shard(index)
-    state.wait_for_everyone()
-    if state.is_main_process:
-        manifest = build_faiss(
-            out, data, n_shards, encoder.dim, spec, faiss_index=faiss_index, nlist=nlist, nprobe=nprobe,
-            hnsw_m=hnsw_m, ef_search=ef_search,
-            extra={
-                "max_query_length": encoder.max_query_length,
-                "max_doc_length": encoder.max_doc_length,
-                "encode_seconds": round(time.perf_counter() - start, 3),
-                "num_processes": state.num_processes,
-                "fp16": encoder.fp16,
-            },
-        )
-        say(f"dense: {manifest['n_docs']:,} papers, FAISS {faiss_index} index -> {out}")
-    state.wait_for_everyone()
-    report.manifest = read_manifest(out)
-    return report
+    return n_shards
+
+
+def _index_shards(out: Path, data: Any, n_shards: int, encoder: DenseEncoder, spec: dict[str, Any], state: Any,
+                  seconds: float, say: Callable[[str], None], **faiss_options: Any) -> None:
+    """The FAISS index over every process's shards (the main process, once all are written)."""
+    manifest = build_faiss(
+        out, data, n_shards, encoder.dim, spec, **faiss_options,
+        extra={
+            "max_query_length": encoder.max_query_length,
+            "max_doc_length": encoder.max_doc_length,
+            "encode_seconds": round(seconds, 3),
+            "num_processes": state.num_processes,
+            "fp16": encoder.fp16,
+        },
+    )
+    say(f"dense: {manifest['n_docs']:,} papers, FAISS {faiss_options['faiss_index']} index -> {out}")
