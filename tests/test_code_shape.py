@@ -61,8 +61,6 @@ LONG_FUNCTIONS_ALLOWED: dict[str, str] = {
     "surge_dataset/evaluation/runner.py:evaluate_run": "the run's engine, being rebuilt around one evaluation session",
     "surge_dataset/importers/convert.py:_rewrite": "one pass over a document's lines, rewriting citations and the "
                                                    "reference list in step; not yet cut into phases",
-    "surge_dataset/generation/run.py:generate_surveys": "the generation run (journal, workers, manifest); not yet "
-                                                        "cut into phases",
     "surge_dataset/data/surveygen.py:_convert_one": "one SurveyGen record converted field by field; not yet cut "
                                                     "into phases",
 }

@@ -189,7 +189,6 @@ def generate_surveys(
     """
     from surge_dataset.core.output_folder import claim_output_folder
     from surge_dataset.llm import LLMConfigurationError
-    from surge_dataset.llm.prompts import PROMPTS_VERSION
     from surge_dataset.models.base import ModelLoadError
 
     # A resumable writer: an earlier run's folder is written into; someone else's files never are.
@@ -199,15 +198,7 @@ def generate_surveys(
         raise ValueError(f"system {generator.name!r} needs a retrieval run (--run)")
     ranked = read_run_topk(run, top_k) if generator.inputs == "retrieval" and run is not None else {}
     queries = all_queries(data) if generator.inputs == "ground_truth" else []
-    prompts_version = generator.prompts_version or "unknown"
-    config = {
-        **generator.config(),
-        "llm": str(llm.spec),
-        "prompts_version": prompts_version,
-        "top_k": top_k if generator.inputs == "retrieval" else None,
-        "run": _file_digest(run) if generator.inputs == "retrieval" else None,
-        "data": getattr(data, "fingerprint", ""),
-    }
+    config = _run_config(generator, llm, data, run, top_k)
     key = _config_key(config)
     generator.bind(data)
     counter = TokenCounter(llm)
@@ -235,26 +226,7 @@ def generate_surveys(
             topic, papers = inputs(survey_id)
             rendered, info = generate_one(generator, topic, papers, llm, counter=counter, on_progress=on_progress,
                                           fitter=fitter)
-            sidecar = {
-                "status": "complete",
-                "sidecar_version": SIDECAR_VERSION,
-                "config_key": key,
-                "system": generator.name,
-                "prompts_version": prompts_version,
-                "judge_prompts_version": PROMPTS_VERSION,
-                "llm": {"spec": str(llm.spec), **dict(llm_info or {})},
-                "generation": asdict(generator.settings),
-                "options": dict(generator.options),
-                "inputs": generator.inputs,
-                "run": None if run is None or generator.inputs != "retrieval" else str(run),
-                "run_digest": config["run"],
-                "top_k": config["top_k"],
-                "data": str(getattr(data, "path", "")),
-                "data_fingerprint": config["data"],
-                **info,
-                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "versions": _versions(),
-            }
+            sidecar = _sidecar(generator, llm, llm_info, data, run, config, key, info)
             atomic_write_text(folder / SURVEY_FILE, rendered.markdown)
             atomic_write_json(folder / SIDECAR_NAME, sidecar)  # last: its presence marks the survey complete
             (out / FAILURE_DIR / f"{survey_id}.json").unlink(missing_ok=True)
@@ -266,9 +238,7 @@ def generate_surveys(
         except Exception as exc:  # noqa: BLE001 - one survey's failure must not stop the others
             error = error_text(exc)
             report.failed[survey_id] = error
-            atomic_write_json(out / FAILURE_DIR / f"{survey_id}.json",
-                              {"survey_id": survey_id, "system": generator.name, "error": error,
-                               "time": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+            _record_failure(out, survey_id, generator.name, error)
             if on_done:
                 on_done(survey_id, "failed", error)
 
@@ -285,6 +255,52 @@ def generate_surveys(
     report.generated.sort(key=order.__getitem__)
     report.skipped.sort(key=order.__getitem__)
     return report
+
+
+def _run_config(generator: Generator, llm: Any, data: Any, run: str | Path | None, top_k: int) -> dict[str, Any]:
+    """What a generated survey depends on: a finished survey of the same config (its key) is skipped on a rerun."""
+    return {
+        **generator.config(),
+        "llm": str(llm.spec),
+        "prompts_version": generator.prompts_version or "unknown",
+        "top_k": top_k if generator.inputs == "retrieval" else None,
+        "run": _file_digest(run) if generator.inputs == "retrieval" else None,
+        "data": getattr(data, "fingerprint", ""),
+    }
+
+
+def _sidecar(generator: Generator, llm: Any, llm_info: Mapping[str, Any] | None, data: Any, run: str | Path | None,
+             config: dict[str, Any], key: str, info: dict[str, Any]) -> dict[str, Any]:
+    """The sidecar of a finished survey: how it was made (system, prompts, LLM, inputs, data) and its config key."""
+    from surge_dataset.llm.prompts import PROMPTS_VERSION
+
+    return {
+        "status": "complete",
+        "sidecar_version": SIDECAR_VERSION,
+        "config_key": key,
+        "system": generator.name,
+        "prompts_version": config["prompts_version"],
+        "judge_prompts_version": PROMPTS_VERSION,
+        "llm": {"spec": str(llm.spec), **dict(llm_info or {})},
+        "generation": asdict(generator.settings),
+        "options": dict(generator.options),
+        "inputs": generator.inputs,
+        "run": None if run is None or generator.inputs != "retrieval" else str(run),
+        "run_digest": config["run"],
+        "top_k": config["top_k"],
+        "data": str(getattr(data, "path", "")),
+        "data_fingerprint": config["data"],
+        **info,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "versions": _versions(),
+    }
+
+
+def _record_failure(out: Path, survey_id: int, system: str, error: str) -> None:
+    """``out/.failed/<id>.json``: why a survey failed (a rerun tries it again)."""
+    atomic_write_json(out / FAILURE_DIR / f"{survey_id}.json",
+                      {"survey_id": survey_id, "system": system, "error": error,
+                       "time": datetime.now(timezone.utc).isoformat(timespec="seconds")})
 
 
 def _versions() -> dict[str, str]:
