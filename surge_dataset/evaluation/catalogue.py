@@ -15,7 +15,7 @@ from importlib import metadata
 from typing import Any
 
 from surge_dataset.core.vocabulary import UnknownNameError
-from surge_dataset.evaluation.metric import _REGISTERED, ENTRY_POINT_GROUP, Metric, register
+from surge_dataset.evaluation.metric import ENTRY_POINT_GROUP, Metric, register, registry_storage
 
 __all__ = ["UNCLIPPED_SLACK", "get_metric", "higher_is_better", "metric_of_key", "registry", "value_range"]
 
@@ -33,11 +33,12 @@ def registry() -> dict[str, Metric]:
             importlib.import_module(f"{builtin.__name__}.{module.name}")
         for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
             register(entry.load())
-    if list(_REGISTERED) != sorted(_REGISTERED, key=lambda n: _REGISTERED[n].order):
-        ordered = sorted(_REGISTERED.values(), key=lambda m: m.order)  # stable: ties keep registration order
-        _REGISTERED.clear()
-        _REGISTERED.update((m.name, m) for m in ordered)
-    return _REGISTERED
+    registered = registry_storage()
+    if list(registered) != sorted(registered, key=lambda n: registered[n].order):
+        ordered = sorted(registered.values(), key=lambda m: m.order)  # stable: ties keep registration order
+        registered.clear()
+        registered.update((m.name, m) for m in ordered)
+    return registered
 
 
 def get_metric(name: str) -> Metric:

@@ -195,10 +195,15 @@ def needed_models(metrics: Sequence[Metric], config: EvaluationConfig) -> set[st
     return set().union(*(m.active_needs(config) for m in metrics)) - {"corpus"}
 
 
-#: The metrics registered so far, by name: the registry's storage, written by :func:`register` and read only by
-#: :func:`surge_dataset.evaluation.catalogue.registry` (the one way to read metrics: it first registers the
-#: built-in metrics and the entry points, and keeps the cards' order).
+#: The metrics registered so far, by name: the registry's storage, written by :func:`register`.
 _REGISTERED: dict[str, Metric] = {}
+
+
+def registry_storage() -> dict[str, Metric]:
+    """The registry's storage as it is (nothing loaded), for :func:`surge_dataset.evaluation.catalogue.registry`
+    alone: everything else reads ``registry()``, which first registers the built-in metrics and the entry points
+    and keeps the cards' order."""
+    return _REGISTERED
 
 
 def register(metric: type[Metric] | Metric, *, replace: bool = False) -> Any:
