@@ -6,8 +6,8 @@
   entry becomes a section holding every card, so a new metric folder gets a page without editing mkdocs.yml.
 * ``reference/cli.md``: every command and option of the ``surge`` typer app, walked from the click command
   tree (``typer.main.get_command``) that ``surge --help`` prints from. Duck-typed: typer vendors its own click.
-* ``reference/layout.md``: every package of ``surge_dataset`` in its layer (:data:`LAYERS`), with its docstring's
-  first paragraph and one line per module (each module's docstring summary), read with ``ast`` (nothing imported),
+* ``reference/layout.md``: the floors of pyproject's layers contract (:data:`LAYERS`, each named and explained by
+  :data:`FLOORS`), every package of ``surge_dataset`` on its floor with its docstring's first paragraph and one line per module (each module's docstring summary), read with ``ast`` (nothing imported),
   then the repository's other top-level folders.
 
 Nothing is written into ``docs/``: the pages exist only in the build.
@@ -115,21 +115,66 @@ def cli_reference() -> str:
 
 # --- the layout ---------------------------------------------------------------------------------------------
 
-#: The packages of ``surge_dataset`` by layer, top to bottom (docs/architecture.md, *The layers*): a package imports
-#: from its own layer and the ones below, never above. Every package is in exactly one (tests/test_docs_site.py).
-LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("command line", "typer commands: options -> config -> run -> print; the only layer that prints with Rich",
-     ("cli",)),
-    ("products", "what users get out: reports, judging and meta-evaluation, the leaderboard, the Inspect task, the "
-                 "metrics published as `evaluate` modules", ("report", "judging", "leaderboard", "inspect", "publish")),
-    ("engines", "runs over many surveys: evaluation, generation, retrieval, fresh splits, importers, quiz sets",
-     ("evaluation", "generation", "retrieval", "fresh", "importers", "quiz")),
-    ("domain", "what SurGE is made of: surveys, data, the two protocols, scoring, models, LLMs, references",
-     ("survey", "data", "protocols", "scoring", "models", "llm", "references")),
-    ("base", "errors, vocabularies, settings, records, atomic I/O, defaults, statistics: imports none of the above",
-     ("core",)),
-)
-#: Packages outside the layers: imported by no product module (tests/test_package_contents.py).
+#: Each floor of pyproject's layers contract (its packages, as the contract lists them) -> its name in the docs and
+#: why it sits where it does: the import of the floor below that holds it up. The floors themselves are read from
+#: pyproject (:func:`contract_floors`); a floor added there without a line here stops the docs build.
+FLOORS: dict[tuple[str, ...], tuple[str, str]] = {
+    ("cli",): ("command line", "the commands over everything below; the only floor that prints with Rich"),
+    ("leaderboard",): ("leaderboard", "shows results as the report does (`report.results`, `report.constants`): "
+                                      "above report"),
+    ("importers", "inspect", "report"): (
+        "imports, Inspect, report", "importers and the Inspect task render answers with generation's writer "
+                                    "(`generation.inspect_survey`); report draws judging's arena: above generation "
+                                    "and judging"),
+    ("generation", "judging", "publish"): (
+        "generation, judging, publishing", "generation reads retrieval runs; judging re-scores with evaluation's "
+                                           "engine; publish packs its metrics: above the engines"),
+    ("evaluation", "retrieval", "fresh", "quiz", "protocols"): (
+        "engines", "evaluation, quiz and protocols call scoring's functions; retrieval and fresh ask an LLM: above "
+                   "scoring"),
+    ("scoring",): ("scoring", "asks the judge's request type and prompts (`llm.judge`, `llm.prompts`): above llm"),
+    ("llm",): ("LLM", "local backends load models as `models/` does (`models.base`, `models.threads`): above the "
+                      "domain"),
+    ("data", "models", "survey", "references"): ("domain", "what SurGE is made of; each needs core alone"),
+    ("core",): ("base", "errors, vocabularies, settings, records, atomic I/O, statistics: imports nothing of the "
+                        "package"),
+}
+
+
+def contract_floors() -> list[tuple[str, ...]]:
+    """The floors of pyproject's layers contract, top to bottom, each as its package names (``surge_dataset.``
+    dropped); a floor whose packages are not all independent (``|``) is refused."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the docs extra installs tomli there
+        import tomli as tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    layers = next(c for c in config["contracts"] if c["id"] == "layers")["layers"]
+    floors = []
+    for floor in layers:
+        if ":" in floor:
+            raise ValueError(f"pyproject.toml: the floor {floor!r} of the layers contract separates its packages "
+                             "with ':' (siblings that may import each other); use '|'")
+        floors.append(tuple(name.strip().removeprefix("surge_dataset.") for name in floor.split("|")))
+    return floors
+
+
+def _layers() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    floors = contract_floors()
+    unexplained = [floor for floor in floors if floor not in FLOORS]
+    stale = [floor for floor in FLOORS if floor not in floors]
+    if unexplained or stale:
+        raise ValueError(f"docs/hooks.py FLOORS and pyproject's layers contract disagree: floors without a name and "
+                         f"reason {unexplained}, named floors the contract lacks {stale}")
+    return tuple((*FLOORS[floor], floor) for floor in floors)
+
+
+#: The packages of ``surge_dataset`` by floor, top to bottom, as pyproject's layers contract has them: a package
+#: imports from the floors below its own, never above nor its own floor's other packages. Every package is on
+#: exactly one floor or outside them (tests/test_docs_site.py).
+LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = _layers()
+#: Packages outside the floors: imported by no product module (tests/test_package_contents.py).
 OUTSIDE_LAYERS: dict[str, str] = {
     "testing": "public test doubles for users' own tests and the examples; no module of the package imports it",
 }
@@ -187,25 +232,26 @@ def _package_section(name: str) -> list[str]:
 
 
 def layout_reference() -> str:
-    """The Layout page: the layers, every package of ``surge_dataset`` with its modules, the other folders."""
+    """The Layout page: the floors, every package of ``surge_dataset`` with its modules, the other folders."""
     out = ["# Layout", "",
            "Generated from the code when the site is built (`docs/hooks.py`): each package's docstring and each "
            "module's first sentence. Where a new metric, setting, command, data source, service client or baseline "
            "goes: [Extending](../architecture.md#where-does-a-new-x-go).", "",
-           "## The layers of `surge_dataset`", "",
-           "Top to bottom; a package imports from its own layer and the ones below, never above.", "",
-           "| layer | packages | what |", "| --- | --- | --- |"]
-    for layer, what, names in LAYERS:
-        out.append(f"| {layer} | {', '.join(f'[`{n}/`](#{n})' for n in names)} | {_cell(what)} |")
+           "## The floors of `surge_dataset`", "",
+           "Top to bottom, as pyproject's layers contract has them (`lint-imports` checks it): a package imports "
+           "from the floors below its own, never from above and never from another package of its own floor.", "",
+           "| floor | packages | why here |", "| --- | --- | --- |"]
+    for number, (floor, why, names) in zip(range(len(LAYERS), 0, -1), LAYERS, strict=True):
+        out.append(f"| {number} {floor} | {', '.join(f'[`{n}/`](#{n})' for n in names)} | {_cell(why)} |")
     for name, what in OUTSIDE_LAYERS.items():
-        out.append(f"| outside the layers | [`{name}/`](#{name}) | {_cell(what)} |")
+        out.append(f"| outside the floors | [`{name}/`](#{name}) | {_cell(what)} |")
     out += ["", "`surge_dataset/__init__.py` re-exports the few names most code starts from (`SurgeData`, `Corpus`, "
             "the records, `metric_path`).", ""]
-    for layer, _what, names in LAYERS:
-        out += [f"## {layer[0].upper()}{layer[1:]}", ""]
+    for number, (floor, _why, names) in zip(range(len(LAYERS), 0, -1), LAYERS, strict=True):
+        out += [f"## Floor {number}: {floor}", ""]
         for name in names:
             out += _package_section(name)
-    out += ["## Outside the layers", ""]
+    out += ["## Outside the floors", ""]
     for name in OUTSIDE_LAYERS:
         out += _package_section(name)
     out += ["## The repository's other folders", "", "| folder | what |", "| --- | --- |"]
