@@ -247,9 +247,15 @@ _MARK_RE = re.compile(r"\[\s*(?:\\?\[\s*\d+\s*\\?\]\s*)+\]\([^()\s]*\)|\[\^?@?[\
                       r"(?!\()")
 
 
+#: A flattened superscript as a Gemini export writes it: digits straight after a sentence's mark that ends a word,
+#: maybe after a closing quote or emphasis (``system.13``, ``"context".1``, ``*game*.5``).
+_FLAT_MARK_RE = re.compile(r"(?:(?<=[^\W\d_][.,;:!?])|(?<=[^\W\d_][\"\u201d*_)][.,;:!?]))\d{1,3}(?:,\d{1,3})*\b")
+
+
 def _outside_marks(text: str) -> str:
     """The text with every citation mark removed, heading markers and setext underlines dropped, spaces collapsed."""
-    text = re.sub(r"(?m)^ {0,3}(?:#{1,6}[ \t]+|[=-]{3,}[ \t]*$)", "", _MARK_RE.sub("", text))
+    text = _FLAT_MARK_RE.sub("", _MARK_RE.sub("", text))
+    text = re.sub(r"(?m)^ {0,3}(?:#{1,6}[ \t]+|[=-]{3,}[ \t]*$)", "", text)
     return " ".join(text.split())
 
 
