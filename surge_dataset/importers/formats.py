@@ -78,10 +78,9 @@ _CONTAINERS = {
              "or --field KEY)",
     ".jsonl": "JSON lines ({name}): import it with --format llmxmr (the report under 'content', 'article' or "
               "'report', or --field KEY)",
-    ".html": "an HTML page ({name}), not Markdown: surge import reads no HTML; convert it to Markdown first "
-             "(`pandoc -t gfm {name}`)",
+    ".html": "an HTML page ({name}), not Markdown: import it with --format html (pip install 'surge-bench[html]')",
 }
-_CONTAINERS[".htm"] = _CONTAINERS[".html"]
+_CONTAINERS[".htm"] = _CONTAINERS[".xhtml"] = _CONTAINERS[".html"]
 
 
 def container_reason(path: Path) -> str | None:
@@ -323,6 +322,14 @@ def _pdf_reader(root: Path) -> Iterator[Item]:
     from surge_dataset.importers.pdf import read_pdf_documents
 
     return read_pdf_documents(root)
+
+
+@import_format("html")
+def _html_reader(root: Path) -> Iterator[Item]:
+    """A report saved as an HTML page; markdownify (the ``html`` extra) loads only for this format."""
+    from surge_dataset.importers.html import read_html_documents
+
+    return read_html_documents(root)
 
 
 @import_format(INSPECT_LOG)
