@@ -95,8 +95,9 @@ def test_an_html_file_under_another_format_says_to_use_html(sample_dataset, tmp_
     (tmp_path / "in" / "0" / "report.html").write_text(_saved_page(PAGE), encoding="utf-8")
     [(source, reason)] = list(read_documents("markdown", tmp_path / "in"))
     assert source.endswith("0") and "an HTML page (report.html), not Markdown: import it with --format html" in reason
-    [(source, reason)] = list(read_documents("markdown", tmp_path / "in" / "0" / "report.html"))
-    assert "import it with --format html" in reason
+    for fmt in ("markdown", "llmxmr", "pdf", "latex", "storm"):
+        [(source, reason)] = list(read_documents(fmt, tmp_path / "in" / "0" / "report.html"))
+        assert "an HTML page (report.html), not Markdown: import it with --format html" in reason, fmt
     done = runner.invoke(app, ["import", "--help"], env={"COLUMNS": "300"})
     assert "html" in " ".join(done.output.split())
 

@@ -363,6 +363,8 @@ def read_documents(fmt: str, source: str | Path, *, bib: str | Path | None = Non
         raise SourceNotFoundError(f"--field {json_field}: JSON records are read by --format llmxmr, not {fmt}")
     if json_field is not None:
         reader = partial(_llmxmr_documents, json_field=json_field)
+    if root.is_file() and fmt != "html" and root.suffix.lower() in (".html", ".htm", ".xhtml"):
+        return iter([(str(root), container_reason(root) or "an HTML page")])  # whatever the format, say what it is
     if bib is None:
         return reader(root)
     if not Path(bib).is_file():
