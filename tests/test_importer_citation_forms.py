@@ -247,9 +247,15 @@ _MARK_RE = re.compile(r"\[\s*(?:\\?\[\s*\d+\s*\\?\]\s*)+\]\([^()\s]*\)|\[\^?@?[\
                       r"(?!\()")
 
 
+#: A flattened superscript as a Gemini export writes it: digits straight after a sentence's mark that ends a word,
+#: maybe after a closing quote or emphasis (``system.13``, ``"context".1``, ``*game*.5``).
+_FLAT_MARK_RE = re.compile(r"(?:(?<=[^\W\d_][.,;:!?])|(?<=[^\W\d_][\"\u201d*_)][.,;:!?]))\d{1,3}(?:,\d{1,3})*\b")
+
+
 def _outside_marks(text: str) -> str:
     """The text with every citation mark removed, heading markers and setext underlines dropped, spaces collapsed."""
-    text = re.sub(r"(?m)^ {0,3}(?:#{1,6}[ \t]+|[=-]{3,}[ \t]*$)", "", _MARK_RE.sub("", text))
+    text = _FLAT_MARK_RE.sub("", _MARK_RE.sub("", text))
+    text = re.sub(r"(?m)^ {0,3}(?:#{1,6}[ \t]+|[=-]{3,}[ \t]*$)", "", text)
     return " ".join(text.split())
 
 
@@ -384,3 +390,17 @@ def test_quality_notes_on_real_outputs(data, tmp_path):
     shutil.copytree(GENERATED / "deepresearchbench" / "claude37_auction", tmp_path / "drb" / "0")
     record = import_outputs("llmxmr", tmp_path / "drb", data, tmp_path / "out2", links=OFF).surveys[0]
     assert record["quality"]["notes"] == []
+
+
+def test_chatgpt_citation_tokens_are_named_as_sourceless_not_read(data, tmp_path):
+    """A minimal reconstruction of ChatGPT's deep-research Markdown download (``deep-research-report.md``): its
+    ``citeturn..`` tokens point to sources the download leaves out; they stay as written and the report says so."""
+    body = (f"# {SURVEY0}\n\n## Findings\n\nMessage passing is expressive. citeturn18view0turn17view1\n\n"
+            "A router skips a check. fileciteturn22file0L1-L1 And batching helps [1].\n\n## References\n\n"
+            f"[1] {CLUSTER}\n")
+    report, text = _import(data, tmp_path, body)
+    quality = report.surveys[0]["quality"]
+    assert quality["sourceless_citation_tokens"] == 2 and report.surveys[0]["citations"] == 1
+    assert any(note.startswith("2 ChatGPT citation token(s) ('citeturn0search3') name no source") for note in
+               quality["notes"])
+    assert "expressive. citeturn18view0turn17view1\n" in text

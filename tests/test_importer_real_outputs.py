@@ -41,6 +41,20 @@ HAND_COUNTS = {
     ("deepresearchbench", "claude37_auction", "llmxmr"): (13, 20, 10, 0),
     ("deepresearchbench", "claude37_timing", "llmxmr"): (13, 12, 8, 0),
     ("deepresearchbench", "deepfind_middle_class", "llmxmr"): (10, 4, 4, 0),
+    ("deepresearch", "gemini_cns3", "markdown"): (2, 7, 29, 0),
+    ("deepresearch", "onyx_auction", "markdown"): (24, 76, 15, 0),
+    ("deepresearch", "costorm_place_names", "markdown"): (21, 83, 70, 0),
+    ("deepresearch", "storm_zabadinostat", "storm"): (41, 38, 1, 0),
+}
+#: (system, survey) -> distinct cited numbers in the written survey, counted by hand (each README says how).
+HAND_DISTINCT = {
+    ("deepresearchbench", "claude37_auction"): 10,
+    ("deepresearchbench", "claude37_timing"): 8,
+    ("deepresearchbench", "deepfind_middle_class"): 4,
+    ("deepresearch", "gemini_cns3"): 7,
+    ("deepresearch", "onyx_auction"): 15,
+    ("deepresearch", "costorm_place_names"): 64,
+    ("deepresearch", "storm_zabadinostat"): 1,
 }
 #: Runs of at most three surveys (the sample dataset has survey ids 0-2): folder name under SOURCE -> survey.
 RUNS = [
@@ -53,6 +67,8 @@ RUNS = [
     ("autosurveyclaw", "markdown", {"0": "nesy_e4b_survey", "1": "qml_e4b_survey"}),
     ("autosurveyclaw", "latex", {"0": "nesy_e4b_survey", "1": "qml_e4b_survey"}),
     ("deepresearchbench", "llmxmr", {"0": "claude37_auction", "1": "claude37_timing", "2": "deepfind_middle_class"}),
+    ("deepresearch", "markdown", {"0": "gemini_cns3", "1": "onyx_auction", "2": "costorm_place_names"}),
+    ("deepresearch", "storm", {"0": "storm_zabadinostat"}),
 ]
 
 
@@ -94,6 +110,9 @@ def test_import_report_equals_hand_counts_and_evaluate_counts(data, sample_datas
         assert (counts["headings"], counts["citations"], counts["references"],
                 counts["citations_of_missing_numbers"]) == counted
         assert {k: counts[k] for k in record["evaluate_counts"]["paper"]} == record["evaluate_counts"]["paper"]
+        if (system, survey) in HAND_DISTINCT:
+            written = parse_survey(Path(record["output"]).read_text(encoding="utf-8"), protocol="paper")
+            assert len({c.number for c in written.citations}) == HAND_DISTINCT[system, survey], survey
 
 
 # ------------------------------------------------------------------------------------------ one test per shape
@@ -272,3 +291,27 @@ def test_deepresearch_bench_lists_under_a_chinese_label_and_heading(data, tmp_pa
     assert "[2] China Power: How Big Is China’s Middle Class?\n" in text
     assert "占总人口近30%[1]。" in text  # the linked number [[1]](url) cites entry 1 of the list
     assert deepfind["lost"][0].startswith("3 unnumbered line(s) in a numbered reference list ignored")
+
+
+# ------------------------------------------------------------------------------------------ deep-research reports
+
+
+def test_gemini_flattened_superscripts_after_a_quote_or_emphasis_and_works_cited_titles(data, tmp_path):
+    """Gemini's export: ``"bag of context".1 When`` and ``*persuasion game*.5 Agents`` are citations 1 and 5; a
+    "Works cited" entry ``Title \\- Site, accessed November 8, 2025, [url](url)`` is titled ``Title - Site``."""
+    source = _source(tmp_path, "deepresearch", {"0": "gemini_cns3"})
+    record = import_outputs("markdown", source, data, tmp_path / "out").surveys[0]
+    text = (tmp_path / "out" / "0" / "survey.md").read_text(encoding="utf-8")
+    assert '"bag of context".[1] When faced' in text and "*persuasion game*.[2] Agents" in text
+    assert "as explored in recent studies 2, they" in text  # after a space: never read
+    assert "\n[1] Retrieval-augmented generation - Wikipedia\n" in text and "accessed November" not in text
+    assert len(record["guessed_citations"]) == 7
+
+
+def test_costorm_list_titles_with_a_bracketed_word_or_parentheses_in_the_url(data, tmp_path):
+    """``1. [[PDF] Things and Strings ...](url)`` and a Wikipedia URL ending ``_(blockchain_consensus))``."""
+    source = _source(tmp_path, "deepresearch", {"0": "costorm_place_names"})
+    import_outputs("markdown", source, data, tmp_path / "out")
+    text = (tmp_path / "out" / "0" / "survey.md").read_text(encoding="utf-8")
+    assert "\n[1] Things and Strings: Improving Place Name Disambiguation from\n" in text
+    assert "] Proof of identity (blockchain consensus) - Wikipedia\n" in text

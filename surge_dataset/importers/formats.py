@@ -78,10 +78,9 @@ _CONTAINERS = {
              "or --field KEY)",
     ".jsonl": "JSON lines ({name}): import it with --format llmxmr (the report under 'content', 'article' or "
               "'report', or --field KEY)",
-    ".html": "an HTML page ({name}), not Markdown: surge import reads no HTML; convert it to Markdown first "
-             "(`pandoc -t gfm {name}`)",
+    ".html": "an HTML page ({name}), not Markdown: import it with --format html (pip install 'surge-bench[html]')",
 }
-_CONTAINERS[".htm"] = _CONTAINERS[".html"]
+_CONTAINERS[".htm"] = _CONTAINERS[".xhtml"] = _CONTAINERS[".html"]
 
 
 def container_reason(path: Path) -> str | None:
@@ -325,6 +324,14 @@ def _pdf_reader(root: Path) -> Iterator[Item]:
     return read_pdf_documents(root)
 
 
+@import_format("html")
+def _html_reader(root: Path) -> Iterator[Item]:
+    """A report saved as an HTML page; markdownify (the ``html`` extra) loads only for this format."""
+    from surge_dataset.importers.html import read_html_documents
+
+    return read_html_documents(root)
+
+
 @import_format(INSPECT_LOG)
 def _inspect_reader(root: Path) -> Iterator[Item]:
     """Inspect logs of ``surge/survey`` (a .eval/.json log or a folder of them); inspect_ai loads only for this
@@ -356,6 +363,8 @@ def read_documents(fmt: str, source: str | Path, *, bib: str | Path | None = Non
         raise SourceNotFoundError(f"--field {json_field}: JSON records are read by --format llmxmr, not {fmt}")
     if json_field is not None:
         reader = partial(_llmxmr_documents, json_field=json_field)
+    if root.is_file() and fmt != "html" and root.suffix.lower() in (".html", ".htm", ".xhtml"):
+        return iter([(str(root), container_reason(root) or "an HTML page")])  # whatever the format, say what it is
     if bib is None:
         return reader(root)
     if not Path(bib).is_file():

@@ -9,8 +9,10 @@
   (``m²`` after a unit is a power).
 * **Flattened superscripts** (a Gemini Deep Research export copies ``balance.⁴ It`` as ``balance.4 It``): read only
   when a numbered list exists, the survey has no other numeric citation, the digits follow punctuation closing a
-  word that holds a letter (``balance.4``, ``Sty1.27``; never ``1.5`` or ``Fig.2``), the next word starts a sentence
-  or the line ends, and every number is an entry of the list. Each one is a guess, and the report lists them all.
+  word that holds a letter, maybe after a closing quote or emphasis (``balance.4``, ``Sty1.27``, ``"context".1``,
+  ``*game*.5``; never ``1.5`` or ``Fig.2``), the next word starts a sentence or the line ends, and every number is
+  an entry of the list. Each one is a guess, and the report lists them all. A number after a space (``studies 2,
+  they``) is never read: ``Table 2, they`` looks the same.
 
 Every other link keeps its text and target as they are (``[Title](url)`` is no citation); the marks above are
 looked for only where the evaluator looks for citations (never in math or code).
@@ -41,7 +43,9 @@ _SUP_DIGIT = f"[{_SUPERSCRIPTS}]"
 UNICODE_RE = re.compile(rf"(?<=[^\s{_SUPERSCRIPTS}])({_SUP_DIGIT}+(?:[,\u02d2]{_SUP_DIGIT}+)*)")
 #: A unit before ``²``/``³`` makes it a power, not a citation.
 _UNIT_RE = re.compile(r"(?:^|[\s\d(])(?:[kcmµn]?m|s|ft|in|[kM]?Hz|[kMG]?W)$")
-FLAT_RE = re.compile(r"(?<=[^\W_][.,;:!?)\]\"\u201d])(\d{1,3}(?:,\d{1,3})*)(?=[ \t]+[\"\u201c(*]?[A-Z]|[ \t]*$)", re.M)
+#: The sentence's mark may close a quote or emphasis first (``"bag of context".1``, ``*persuasion game*.5``).
+FLAT_RE = re.compile(r"(?:(?<=[^\W_][.,;:!?)\]\"\u201d])|(?<=[^\W_][\"\u201d*_)][.,;:!?]))(\d{1,3}(?:,\d{1,3})*)"
+                     r"(?=[ \t]+[\"\u201c(*]?[A-Z]|[ \t]*$)", re.M)
 #: Words after which ``.2`` is a number, not a flattened citation (``Fig.2``, ``Eq.3``, ``No.5``).
 _ABBREVIATIONS = {"fig", "figs", "eq", "eqs", "no", "nos", "vol", "p", "pp", "sec", "ch", "tab", "ref", "refs", "vs",
                   "v", "ver", "art", "op", "e.g", "i.e", "approx", "ca"}

@@ -9,6 +9,8 @@ what a reader of the source would flag and the evaluator's counts do not show.
   ``[1]`` ``[2]`` after earlier sections cited several numbers (a writer numbering each section on its own; the
   merged list then cites the wrong entries).
 * **Uncited entries**: entries of the survey's own reference list that no citation names.
+* **Citations that name no source**: ChatGPT's ``citeturn0search3`` / ``fileciteturn22file0L1-L1`` tokens, which
+  its deep-research Markdown download keeps while dropping the sources they point to.
 
 Notes only: nothing here changes what is written or counted.
 """
@@ -33,6 +35,8 @@ _NOT_PROSE_RE = re.compile(r"^\s*(?:[-*+\u2022]\s|\d+[.)]\s|\||>|!\[|<|[-*_=]{3,
 #: White space a PDF rendering leaves at a line's end (zero-width space, no-break space, BOM) besides ``\s``.
 _INVISIBLE = " \t\r\u00a0\u200b\u200c\u200d\ufeff"
 _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*|[ivxlc]+)[.)]?\s+", re.I)
+#: One ChatGPT citation token: ``cite`` then one or more ``turn<n><kind><m>`` (a file's lines ``L1-L9`` after it).
+_TOKEN_RE = re.compile(r"(?:file)?cite(?:turn\d+[a-z]+\d+(?:L\d+(?:-L\d+)?)?)+")
 
 
 def _title(raw: str) -> str:
@@ -102,5 +106,10 @@ def quality_notes(body: str, entries: int, uncited: int) -> dict[str, Any]:
                      " numbered per section, they cite the wrong entries of the merged list")
     if uncited:
         notes.append(f"{uncited} of {entries} entries of the reference list are cited by no citation")
+    tokens = len(_TOKEN_RE.findall(body))
+    if tokens:
+        notes.append(f"{tokens} ChatGPT citation token(s) ('citeturn0search3') name no source: the Markdown download "
+                     "of a deep-research report drops the sources they point to (its .docx or PDF export keeps them "
+                     "as links); not read as citations")
     return {"headings_twice": twice, "cut_mid_sentence": cut, "citations_restarted": restarted,
-            "uncited_entries": uncited, "notes": notes}
+            "uncited_entries": uncited, "sourceless_citation_tokens": tokens, "notes": notes}

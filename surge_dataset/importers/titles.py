@@ -1,6 +1,8 @@
 """Reference entry -> the title to resolve: the rule ``surge import`` applies to every entry of a reference list.
 
-1. Clean-up: a list bullet, Markdown link targets (the text stays) and bare URLs are dropped.
+1. Clean-up: a list bullet, Markdown link targets (the text stays, ``[[PDF] Title](url)`` too) and bare URLs are
+   dropped, Markdown's escaped punctuation (``\\-``, ``\\[``) unescaped, and a trailing access date (``, accessed
+   November 8, 2025``) and a leading file type (``[PDF]``) dropped.
 2. Emphasis opened or closed next to a space, around words, is tightened: ``*Why Do Detectors Fail *`` (a
    generator that wrote ``?`` as a space) reads as ``*Why Do Detectors Fail*``; ``2 * 3 * 4`` stays. ``*``
    only: ``_`` is left alone (LaTeX subscripts).
@@ -35,6 +37,15 @@ from surge_dataset.survey.paper_parse import MARKDOWN_LINK_RE
 _BULLET_RE = re.compile(r"^\s*[-*+\u2022]\s+")
 _URL_RE = re.compile(r"<?https?://\S+>?")
 _LEADING_SEPARATOR_RE = re.compile(r"^(?:[-\u2013\u2014|:]\s+)+")
+#: A Markdown link whose text holds a bracketed word (``[[PDF] Title](url)``) or whose URL holds parentheses
+#: (``[Title](https://en.wikipedia.org/wiki/Proof_(x))``): the text stays.
+_NESTED_LINK_RE = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])+)\]\(\s*<?(?:[^()\s<>]|\([^()\s]*\))*>?\s*\)")
+#: The file type a search engine puts before a result's title (``[PDF] Title``): no part of the title.
+_FILE_TYPE_RE = re.compile(r"^\[(?:PDF|HTML|DOCX?|PPTX?|BOOK|CITATION)\]\s*")
+#: A Markdown export's escaped punctuation (Gemini Deep Research writes ``Title \- Site``, ``\[2301.07639\]``).
+_ESCAPED_RE = re.compile(r"\\([-_.!#()\[\]])")
+#: The date a web source was read, which a Gemini Deep Research "Works cited" entry appends to its title.
+_ACCESSED_RE = re.compile(r",?\s*accessed(?: on)? (?:[A-Z][a-z]+\.? \d{1,2}|\d{1,2} [A-Z][a-z]+\.?),? \d{4}\s*,?\s*$")
 #: ``*Title *``, ``** Title**``: emphasis with white space inside a marker (``*`` only, 1-3 of them).
 _LOOSE_EMPHASIS_RE = re.compile(r"(?<![*\w])(\*{1,3})[ \t]*([^*\n]*?[^*\s])[ \t]*\1(?![*\w])")
 #: Authors, then a bare year between separators, then the rest: ``Chen, Y., et al., 2019, Title. ...``.
@@ -121,7 +132,9 @@ def _tighten(match: re.Match[str]) -> str:
 
 def clean_entry(entry: str) -> str:
     """Steps 1-3 of the module's rule: the entry as the evaluator's reader should see it."""
-    text = _URL_RE.sub("", MARKDOWN_LINK_RE.sub(r"\1", _BULLET_RE.sub("", entry))).strip()
+    text = _NESTED_LINK_RE.sub(r"\1", _BULLET_RE.sub("", entry))
+    text = _URL_RE.sub("", MARKDOWN_LINK_RE.sub(r"\1", text)).strip()
+    text = _FILE_TYPE_RE.sub("", _ACCESSED_RE.sub("", _ESCAPED_RE.sub(r"\1", text)).strip())
     # "[1] https://x - Title - Site" (DeepResearch Bench submissions): the separator the URL leaves opens no title
     text = _LEADING_SEPARATOR_RE.sub("", text)
     text = _LOOSE_EMPHASIS_RE.sub(_tighten, text)
