@@ -259,7 +259,8 @@ class _CorpusBuilder:
                 for name, value in values.items():
                     if value not in (None, "", []) and target[name] in (None, "", []):
                         target[name] = value
-        self.second_level.add(doc_id, ref, path)
+        for problem in self.second_level.add(doc_id, ref, path):
+            warnings.warn(problem, SurveyGenWarning, stacklevel=4)
         for work_id in _openalex_ids(metadata):
             self.by_openalex.setdefault(work_id, doc_id)
         return doc_id

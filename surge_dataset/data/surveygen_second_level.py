@@ -25,7 +25,6 @@ and the reference.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +40,6 @@ def _int(value: Any) -> int | None:
 
 def _str(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-def _warning() -> type[UserWarning]:
-    from surge_dataset.data.surveygen import SurveyGenWarning  # here: surveygen imports this module
-
-    return SurveyGenWarning
 
 
 def read_second_level_entry(entry: Any) -> tuple[str, dict[str, Any]] | None:
@@ -75,27 +68,27 @@ class SecondLevel:
         self.works.append({})
         self.stated_counts.append(None)
 
-    def add(self, doc_id: int, ref: dict[str, Any], path: Path | str) -> None:
-        """Record the ``referenced_works`` of one reference that became corpus paper ``doc_id``."""
+    def add(self, doc_id: int, ref: dict[str, Any], path: Path | str) -> list[str]:
+        """Record the ``referenced_works`` of one reference that became corpus paper ``doc_id``; the entries
+        skipped, one message each naming the file and the reference (the caller warns)."""
         metadata = ref.get("metadata") or {}
         stated = _int(metadata.get("referenced_works_count"))
         if stated is not None and self.stated_counts[doc_id] is None:
             self.stated_counts[doc_id] = stated
         listed = ref.get("referenced_works") or []
+        where = f"{path}: reference {ref.get('ref_id')!r}"
         if not isinstance(listed, list):
-            warnings.warn(f"{path}: reference {ref.get('ref_id')!r}: 'referenced_works' is not a list; skipped",
-                          _warning(), stacklevel=3)
-            return
-        known = self.works[doc_id]
+            return [f"{where}: 'referenced_works' is not a list; skipped"]
+        known, skipped = self.works[doc_id], []
         for position, entry in enumerate(listed):
             read = read_second_level_entry(entry)
             if read is None:
-                warnings.warn(f"{path}: reference {ref.get('ref_id')!r}: referenced_works[{position}] names no "
-                              f"work ({entry!r}); skipped", _warning(), stacklevel=3)
+                skipped.append(f"{where}: referenced_works[{position}] names no work ({entry!r}); skipped")
                 continue
             work, fields = read
             if work not in known or (fields and not any(known[work].values())):
                 known[work] = fields
+        return skipped
 
     def ids(self, doc_id: int) -> list[str]:
         return list(self.works[doc_id])
