@@ -263,7 +263,8 @@ def test_dedupe_across_two_files(tmp_path: Path) -> None:
     assert result.signals[2] == {"citation_count": None, "influential_citation_count": None, "year": None,
                                  "venue_h_index": None, "venue_i10_index": None, "venue_is_core": None,
                                  "author_h_indices": None, "author_paper_counts": None,
-                                 "author_citation_counts": None, "referenced_doc_ids": []}
+                                 "author_citation_counts": None, "referenced_works": [],
+                                 "referenced_works_count": None, "referenced_doc_ids": []}
     assert surveys[0]["all_cites"] == [1, 0, 2]
     assert surveys[1]["all_cites"] == [2, 0, 1]
     assert [q["original_id"] for q in queries] == [5, 6] and [q["query_id"] for q in queries] == [0, 1]

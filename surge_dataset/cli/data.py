@@ -115,10 +115,12 @@ def data_from_surveygen(
     _warn_to_console()
     result = convert_surveygen_with_signals(files, first_survey_id=first_survey_id)
     write_official_json(out, result.surveys, result.corpus, result.queries, signals=result.signals,
-                        inputs=[("FILES", f) for f in files], survey_meta=result.survey_meta)
+                        inputs=[("FILES", f) for f in files], survey_meta=result.survey_meta,
+                        second_level=result.second_level or None)
     out_console.print(
         f"{out}: {len(result.surveys)} surveys, {len(result.corpus)} corpus papers, "
-        f"{len(result.queries)} queries (+ the quality indicators of papers and surveys)"
+        f"{len(result.queries)} queries (+ the quality indicators of papers and surveys, and "
+        f"{len(result.second_level):,} second-level references: works the cited papers cite)"
     )
 
 
@@ -178,9 +180,11 @@ def data_stats(
         console.print(f"[yellow]note:[/] {note}", highlight=False)
 
 
-def _number(value: float | None) -> str:
+def _number(value: float | bool | None) -> str:
     if value is None:
         return "–"
+    if isinstance(value, bool):  # Table 1's check-mark columns
+        return "✓" if value else "✗"
     return f"{value:,}" if isinstance(value, int) else f"{value:,.3f}"
 
 

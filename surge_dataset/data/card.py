@@ -12,7 +12,8 @@ import yaml
 from surge_dataset.core.metadata import SURGE_BIBTEX
 from surge_dataset.data.fresh_manifest import window_text
 
-CONFIG_ORDER = ("surveys", "corpus", "queries", "quizzes", "surveygen_papers", "surveygen_surveys")
+CONFIG_ORDER = ("surveys", "corpus", "queries", "quizzes", "surveygen_papers", "surveygen_surveys",
+                "surveygen_second_level")
 
 FIELD_DOCS = {
     "surveys": [
@@ -258,7 +259,11 @@ def surveygen_text(counts: dict[str, int]) -> str:
             f"indicators are kept unchanged in {shown}: citation and influential citation counts, authors' h-index, "
             "paper and citation counts, venue h-index, i10-index and CORE status, and each survey's fields of study "
             "and discipline (`surge_dataset.data.surveygen_meta`). `surge data stats` adds SurveyGen's Table 1 "
-            "columns, `surge reference-distributions` and `surge discipline-anova` read them.")
+            "columns, `surge reference-distributions` and `surge discipline-anova` read them."
+            + (" `surveygen_second_level` holds its second-level references, one row per work that a cited paper "
+               "cites (`work_id` as the source gives it, `cited_by_doc_ids`, `doc_id` when the work is itself a "
+               "corpus paper, and its title, abstract, DOI and citation count where the source has them; "
+               "`surge_dataset.data.surveygen_second_level`)." if "surveygen_second_level" in counts else ""))
 
 
 def write_card(folder: Path, meta: dict[str, Any]) -> None:

@@ -15,7 +15,11 @@ SurveyGen's Table 1 (arXiv 2508.17647: #Docs, #Input Len, #Target Len, #Input Do
 when the data is SurveyGen's (it has the ``surveygen_surveys`` config of ``surge data from-surveygen``), with our
 definitions, which the paper does not give: docs = surveys; target length = whitespace words of a survey's section
 texts; input docs = its ``all_cites``; input length = the words of its cited papers' abstracts (Task 3's input),
-summed per survey; sections = non-root nodes; references = the sum of ``all_cites``; and surveys per discipline.
+summed per survey; sections = non-root nodes; references = the sum of ``all_cites``; references cited by the cited
+papers = the distinct second-level works (config ``surveygen_second_level``; "–" when the data has none); and
+surveys per discipline. Table 1's check-mark columns are read off the data: structural outline = a survey with a
+section, quality indicators = a cited paper with a citation count or venue h-index, multi-level citation = any
+second-level reference, for survey generation = always (the converted surveys are what the three tasks take).
 
 The data is SurGE's own when it has the official 205 surveys and the official corpus of 1,086,992 papers (the
 released files carry no fingerprint we could pin from here: the real files cannot be fetched on these machines);
@@ -39,10 +43,13 @@ __all__ = ["OFFICIAL_CORPUS_SIZE", "OFFICIAL_SURVEYS", "PAPER_TABLE1", "SURVEYGE
            "dataset_statistics", "statistics_of", "surveygen_statistics"]
 
 #: SurveyGen's Table 1 row ("SurveyGen (ours)") and §2.2 totals: (key, label, published).
-SURVEYGEN_TABLE1: tuple[tuple[str, str, float], ...] = (
+SURVEYGEN_TABLE1: tuple[tuple[str, str, float | bool], ...] = (
     ("docs", "#Docs", 4200), ("input_words", "#Input Len", 11423), ("target_words", "#Target Len", 5115),
     ("input_docs", "#Input Docs", 57.58), ("sections", "Sections (§2.2)", 115_376),
     ("references", "References cited (§2.2)", 242_143),
+    ("second_level_references", "References cited by the cited papers (§2.2)", 5_062_596),
+    ("structural_outline", "Structural Outline", True), ("quality_indicators", "Quality Indicators", True),
+    ("multi_level_citation", "Multi-level Citation", True), ("for_survey_generation", "For Survey Generation", True),
 )
 SURVEYGEN_TABLE1_SOURCE = "SurveyGen paper, arXiv 2508.17647, Table 1 and §2.2 (4.2K docs; the full 4,205 surveys)"
 
@@ -135,9 +142,12 @@ def dataset_statistics(surveys: Sequence[Survey], abstracts: Iterable[str | None
 
 
 def surveygen_statistics(surveys: Sequence[Survey], abstract_words: dict[int, int],
-                         disciplines: dict[int, str | None]) -> dict[str, Any]:
+                         disciplines: dict[int, str | None], *, indicators: bool = False,
+                         second_level: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """SurveyGen's Table 1 quantities (module docstring): ``{"rows": [{"key", "statistic", "value", "published"}],
-    "disciplines": {name: surveys}}``; ``abstract_words``: doc id -> words of its abstract (0 or absent: none)."""
+    "disciplines": {name: surveys}}``; ``abstract_words``: doc id -> words of its abstract (0 or absent: none);
+    ``indicators``: whether any cited paper carries a quality indicator; ``second_level``: the second-level works
+    (work id -> its row of ``surveygen_second_level``), None when the data has none."""
     def words(survey: Survey) -> int:
         return sum(len(str(node.get("content") or "").split()) for node in survey.structure)
 
@@ -148,6 +158,11 @@ def surveygen_statistics(surveys: Sequence[Survey], abstract_words: dict[int, in
         "input_docs": _mean([len(s.all_cites) for s in surveys]),
         "sections": sum(max(len(s.structure) - 1, 0) for s in surveys),
         "references": sum(len(s.all_cites) for s in surveys),
+        "second_level_references": len(second_level) if second_level else None,
+        "structural_outline": any(len(s.structure) > 1 for s in surveys),
+        "quality_indicators": indicators,
+        "multi_level_citation": bool(second_level),
+        "for_survey_generation": True,  # surveys with their outline, text and cited papers: what the tasks take
     }
     counted = Counter(disciplines.get(s.survey_id) or "(none)" for s in surveys)
     return {"rows": [{"key": k, "statistic": label, "value": values[k], "published": published}
@@ -160,7 +175,7 @@ def statistics_of(data: SurgeData) -> DatasetStatistics:
     and its corpus abstracts streamed in batches (a dataset built without corpus.json has no corpus figures)."""
     from dataclasses import replace
 
-    from surge_dataset.data.surveygen_meta import surveygen_metadata
+    from surge_dataset.data.surveygen_meta import surveygen_metadata, surveygen_second_level
 
     abstracts = None
     words: dict[int, int] = {}
@@ -178,4 +193,7 @@ def statistics_of(data: SurgeData) -> DatasetStatistics:
     if meta is None:
         return stats
     disciplines = {survey_id: row.get("discipline") for survey_id, row in meta[1].items()}
-    return replace(stats, surveygen=surveygen_statistics(data.surveys(), words, disciplines))
+    indicators = any(row.get("citation_count") is not None or row.get("venue_h_index") is not None
+                     for row in meta[0].values())
+    return replace(stats, surveygen=surveygen_statistics(data.surveys(), words, disciplines, indicators=indicators,
+                                                         second_level=surveygen_second_level(data)))

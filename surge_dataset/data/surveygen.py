@@ -49,7 +49,8 @@ schema, so they go to side files, values unchanged (:mod:`surge_dataset.data.sur
 ``referenced_works``: OpenAlex work ids map to a corpus paper only when that paper's metadata carries
 its own OpenAlex id (``openalex_id``, ``ids.openalex`` or ``externalIds.OpenAlex``); Semantic Scholar
 corpus ids map through ``matched_paper_id``. The SurveyGen example carries no per-paper OpenAlex id,
-so its edge lists are empty.
+so its edge lists are empty. The ``referenced_works`` themselves, SurveyGen's second-level references, are kept
+as given (:mod:`surge_dataset.data.surveygen_second_level`: per paper, per work, per survey).
 """
 
 from __future__ import annotations
@@ -68,8 +69,9 @@ from surge_dataset.core.normalise import normalise_title
 from surge_dataset.core.output_folder import claim_output_folder
 from surge_dataset.core.records import OFFICIAL_FILES, ROOT_TITLE
 from surge_dataset.data.surveygen_meta import SIGNALS_FILE, SURVEYS_FILE, paper_indicators, survey_indicators
+from surge_dataset.data.surveygen_second_level import SECOND_LEVEL_FILE, SecondLevel
 
-__all__ = ["SIGNALS_FILE", "SURVEYS_FILE", "SurveyGenConversion", "SurveyGenWarning", "convert_surveygen",
+__all__ = ["SECOND_LEVEL_FILE", "SIGNALS_FILE", "SURVEYS_FILE", "SurveyGenConversion", "SurveyGenWarning", "convert_surveygen",
            "convert_surveygen_with_signals", "write_official_json"]
 
 # "2", "2.3", "2.3.1." at the start of a title, followed by whitespace or the end. Components have at
@@ -94,6 +96,7 @@ class SurveyGenConversion:
     queries: list[dict[str, Any]]
     signals: dict[int, dict[str, Any]] = field(default_factory=dict)
     survey_meta: dict[int, dict[str, Any]] = field(default_factory=dict)  # survey id -> its own indicators
+    second_level: dict[str, dict[str, Any]] = field(default_factory=dict)  # work id -> who cites it, its fields
 
 
 # --------------------------------------------------------------------------------------------------
@@ -227,10 +230,10 @@ class _CorpusBuilder:
         self.doc_ids: dict[PaperKey, int] = {}
         self.records: list[dict[str, Any]] = []
         self.signals: list[dict[str, Any]] = []
-        self.referenced_works: list[set[str]] = []
+        self.second_level = SecondLevel()
         self.by_openalex: dict[str, int] = {}
 
-    def add(self, ref: dict[str, Any]) -> int | None:
+    def add(self, ref: dict[str, Any], path: Path | str = "") -> int | None:
         key = _paper_key(ref, self.title_index)
         if key is None:
             return None
@@ -250,35 +253,38 @@ class _CorpusBuilder:
             self.doc_ids[key] = doc_id
             self.records.append({**record, "doc_id": doc_id})
             self.signals.append(signal)
-            self.referenced_works.append(set())
+            self.second_level.new_paper()
         else:
             for target, values in ((self.records[doc_id], record), (self.signals[doc_id], signal)):
                 for name, value in values.items():
                     if value not in (None, "", []) and target[name] in (None, "", []):
                         target[name] = value
-        for work in ref.get("referenced_works") or []:
-            self.referenced_works[doc_id].add(str(work))
+        for problem in self.second_level.add(doc_id, ref, path):
+            warnings.warn(problem, SurveyGenWarning, stacklevel=4)
         for work_id in _openalex_ids(metadata):
             self.by_openalex.setdefault(work_id, doc_id)
         return doc_id
 
+    def corpus_doc(self, work: str) -> int | None:
+        """The corpus paper a referenced work is: by its OpenAlex work id, else by a Semantic Scholar corpus id."""
+        match = _OPENALEX_WORK.search(work)
+        if match:
+            return self.by_openalex.get(match.group(1).upper())
+        return self.doc_ids.get(("s2", work.strip())) if work.strip().isdigit() else None
+
     def finish_signals(self) -> dict[int, dict[str, Any]]:
-        """Signals per doc id, with ``referenced_works`` mapped to corpus doc ids where possible."""
+        """Signals per doc id: ``referenced_works`` as given, and mapped to corpus doc ids where possible."""
         out = {}
         for doc_id, signal in enumerate(self.signals):
-            edges: list[int] = []
-            for work in sorted(self.referenced_works[doc_id]):
-                match = _OPENALEX_WORK.search(work)
-                if match:
-                    target = self.by_openalex.get(match.group(1).upper())
-                elif work.strip().isdigit():
-                    target = self.doc_ids.get(("s2", work.strip()))
-                else:
-                    target = None
-                if target is not None and target != doc_id and target not in edges:
-                    edges.append(target)
-            out[doc_id] = {**signal, "referenced_doc_ids": sorted(edges)}
+            works = self.second_level.ids(doc_id)
+            edges = {target for work in works if (target := self.corpus_doc(work)) is not None and target != doc_id}
+            out[doc_id] = {**signal, **self.second_level.signal_fields(doc_id), "referenced_doc_ids": sorted(edges)}
         return out
+
+    def finish_second_level(self) -> dict[str, dict[str, Any]]:
+        """The second-level works by id (:mod:`surge_dataset.data.surveygen_second_level`)."""
+        works = {work for doc_id in range(len(self.records)) for work in self.second_level.ids(doc_id)}
+        return self.second_level.per_work({work: doc for work in works if (doc := self.corpus_doc(work)) is not None})
 
 
 # --------------------------------------------------------------------------------------------------
@@ -315,7 +321,7 @@ def _convert_one(
 
     ref_doc: dict[str, int | None] = {}
     for ref in data["references"]:
-        doc_id = corpus.add(ref)
+        doc_id = corpus.add(ref, path)
         if ref["ref_id"] in ref_doc:
             warnings.warn(f"{path}: duplicate ref_id {ref['ref_id']!r} in 'references'; the first is used",
                           SurveyGenWarning, stacklevel=3)
@@ -445,7 +451,9 @@ def convert_surveygen_with_signals(
         )
         surveys.append(survey)
         queries.extend(survey_queries)
-    return SurveyGenConversion(surveys, corpus.records, queries, corpus.finish_signals(), survey_meta)
+        survey_meta[survey["survey_id"]]["second_level_references"] = corpus.second_level.of_survey(survey["all_cites"])
+    return SurveyGenConversion(surveys, corpus.records, queries, corpus.finish_signals(), survey_meta,
+                               corpus.finish_second_level())
 
 
 def convert_surveygen(
@@ -467,6 +475,7 @@ def write_official_json(
     signals: dict[int, dict[str, Any]] | None = None,
     inputs: Sequence[tuple[str, str | Path]] = (),
     survey_meta: dict[int, dict[str, Any]] | None = None,
+    second_level: dict[str, dict[str, Any]] | None = None,
 ) -> list[Path]:
     """Write ``surveys.json``, ``corpus.json``, ``queries.json`` (and the signals side file) atomically.
 
@@ -481,7 +490,7 @@ def write_official_json(
         target = out / OFFICIAL_FILES[config]
         atomic_write_json(target, records)
         written.append(target)
-    for name, side in ((SIGNALS_FILE, signals), (SURVEYS_FILE, survey_meta)):
+    for name, side in ((SIGNALS_FILE, signals), (SURVEYS_FILE, survey_meta), (SECOND_LEVEL_FILE, second_level)):
         if side is not None:
             atomic_write_json(out / name, {str(key): value for key, value in sorted(side.items())})
             written.append(out / name)

@@ -9,13 +9,17 @@ the conversion writes them beside the official files, values unchanged (None whe
 * ``surveygen_signals.json`` -- per corpus paper (doc id): ``citation_count``, ``influential_citation_count``,
   ``year``, ``venue_h_index``, ``venue_i10_index``, ``venue_is_core`` (the file's ``journal.is_core``: CORE status
   as a flag; the real file has no CORE *rank* letter), ``author_h_indices``, ``author_paper_counts``,
-  ``author_citation_counts`` (one per author, in order), ``referenced_doc_ids`` (QUAL-SG reads this file too);
+  ``author_citation_counts`` (one per author, in order), ``referenced_doc_ids`` (QUAL-SG reads this file too),
+  ``referenced_works`` and ``referenced_works_count`` (its second-level references, as given);
 * ``surveygen_surveys.json`` -- per survey (survey id): the same paper indicators of the survey itself, plus
   ``corpus_id``, ``reference_count`` (S2's count of its references), ``fields_of_study`` and ``discipline`` (the
-  first field of study, the paper's domain: Biology, Medicine, Psychology, Computer Science, ...).
+  first field of study, the paper's domain: Biology, Medicine, Psychology, Computer Science, ...) and
+  ``second_level_references`` (the distinct works its cited papers cite).
 
 ``surge data build`` turns them into the configs ``surveygen_papers`` and ``surveygen_surveys`` (one ``train``
-shard each, a row per key) and :func:`surveygen_metadata` reads them back.
+shard each, a row per key) and :func:`surveygen_metadata` reads them back. The second-level references (the works
+the cited papers cite, :mod:`surge_dataset.data.surveygen_second_level`) become ``surveygen_second_level`` when the
+source has any, read back by :func:`surveygen_second_level`.
 """
 
 from __future__ import annotations
@@ -27,13 +31,18 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from surge_dataset.data.surveygen_second_level import SECOND_LEVEL_FILE
+
 if TYPE_CHECKING:
     from surge_dataset.data.dataset import SurgeData
 
 SIGNALS_FILE = "surveygen_signals.json"
 SURVEYS_FILE = "surveygen_surveys.json"
-#: Built config name -> (side file, the key column).
-CONFIGS = {"surveygen_papers": (SIGNALS_FILE, "doc_id"), "surveygen_surveys": (SURVEYS_FILE, "survey_id")}
+#: Built config name -> (side file, the key column). The second-level works are keyed by their id as the source
+#: gives it (an OpenAlex work URL): a string; the others by an integer id.
+CONFIGS = {"surveygen_papers": (SIGNALS_FILE, "doc_id"), "surveygen_surveys": (SURVEYS_FILE, "survey_id"),
+           "surveygen_second_level": (SECOND_LEVEL_FILE, "work_id")}
+_STRING_KEYS = {"work_id"}
 
 
 def _int(value: Any) -> int | None:
@@ -78,7 +87,12 @@ def pin_surveygen_configs(source: Path, tmp: Path) -> dict[str, int]:
         if not path.is_file():
             continue
         records = json.loads(path.read_text(encoding="utf-8"))
-        rows = [{key: int(k), **v} for k, v in sorted(records.items(), key=lambda item: int(item[0]))]
+        if not records:  # no second-level references in the source: no config, rather than an empty one
+            continue
+        if key in _STRING_KEYS:
+            rows = [{key: k, **v} for k, v in sorted(records.items())]
+        else:
+            rows = [{key: int(k), **v} for k, v in sorted(records.items(), key=lambda item: int(item[0]))]
         (tmp / config).mkdir(parents=True, exist_ok=True)
         pq.write_table(pa.Table.from_pylist(rows), tmp / config / "train-00000-of-00001.parquet")
         counts[config] = len(rows)
@@ -88,12 +102,20 @@ def pin_surveygen_configs(source: Path, tmp: Path) -> dict[str, int]:
 def surveygen_metadata(data: SurgeData) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, Any]]] | None:
     """``(papers by doc id, surveys by survey id)`` of a built dataset with the ``surveygen_*`` configs, else None
     (SurGE's data: it has none of these indicators)."""
-    found = []
-    for config, (_, key) in CONFIGS.items():
-        folder = Path(data.path) / config
-        files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
-        rows = [row for file in files for row in pq.read_table(file).to_pylist()]
-        found.append({int(row.pop(key)): row for row in rows})
+    found = [_config_rows(data, config) for config in ("surveygen_papers", "surveygen_surveys")]
     return None if not any(found) else (found[0], found[1])
 
+
+def _config_rows(data: SurgeData, config: str) -> dict[Any, dict[str, Any]]:
+    key = CONFIGS[config][1]
+    folder = Path(data.path) / config
+    files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+    rows = [row for file in files for row in pq.read_table(file).to_pylist()]
+    return {(row.pop(key) if key in _STRING_KEYS else int(row.pop(key))): row for row in rows}
+
+
+def surveygen_second_level(data: SurgeData) -> dict[str, dict[str, Any]] | None:
+    """SurveyGen's second-level references of a built dataset (config ``surveygen_second_level``): work id ->
+    ``{doc_id, cited_by_doc_ids, title, abstract, doi, citation_count}``; None when it has none."""
+    return _config_rows(data, "surveygen_second_level") or None
 
