@@ -64,7 +64,8 @@ def run(system_dir: Path, data: Any, nli_path: str, cache: Path, out: Path, bias
 
     scorer = NLIScorer(nli_path, device="cpu", batch_size=32, cache_dir=cache)
     start = time.perf_counter()
-    results = evaluate_run(data, system_dir, out, EvaluationSession(EvaluationConfig(metrics=["alce"], protocol="official"), nli=Biased(scorer, bias)))
+    results = evaluate_run(data, system_dir, out,
+                           EvaluationSession(EvaluationConfig(metrics=["alce"], protocol="official"), nli=Biased(scorer, bias)))
     seconds = time.perf_counter() - start
     counts = [r["counts"] for r in results["surveys"].values()]
     return {

@@ -172,7 +172,8 @@ def run_ours(
         for system, folder in passages.items():
             before = (timed_nli.seconds, timed_encoder.seconds, timed_rouge.seconds)
             w, c = _clock()
-            results[system] = evaluate_run(data, folder, out / f"{system}.json", EvaluationSession(config, nli=timed_nli, encoder=timed_encoder))
+            results[system] = evaluate_run(data, folder, out / f"{system}.json",
+                                           EvaluationSession(config, nli=timed_nli, encoder=timed_encoder))
             w2, c2 = _clock()
             seconds[system], cpu[system] = w2 - w, c2 - c
             after = (timed_nli.seconds, timed_encoder.seconds, timed_rouge.seconds)

@@ -201,7 +201,8 @@ def score(data: Any, folders: list[Path], out: Path, dtype: str, device: str, nl
     probs: dict[tuple[str, int, int, str], list[float]] = {}
     for folder in folders:
         details = out / f"{folder.name}-{dtype}-{device.replace(':', '')}.details.jsonl"
-        results = evaluate_run(data, folder, details.with_suffix(".json"), EvaluationSession(config, nli=nli, encoder=encoder), details_path=details)
+        results = evaluate_run(data, folder, details.with_suffix(".json"),
+                               EvaluationSession(config, nli=nli, encoder=encoder), details_path=details)
         assert results is not None and not results["failures"], results and results["failures"]
         for sid, row in results["surveys"].items():
             values[f"{folder.name}/{sid}"] = row

@@ -114,13 +114,15 @@ def main(out: Path, with_cqs: bool) -> None:
         cqs_llm = make_llm(cqs_judge, device="cpu", batch_size=16, cache_dir=out / "cache")
     reader = Judge(LLM(ScriptedChat(responder=TextReader(), model="text-reader"), cache_dir=out / "cache"))
     for name, folder in folders.items():
-        quiz = evaluate_run(data, folder, out / "results" / f"{name}.quiz.json", EvaluationSession(EvaluationConfig(metrics=["recall", "quiz"], judge="openai:text-reader"), judge=reader))
+        quiz = evaluate_run(data, folder, out / "results" / f"{name}.quiz.json",
+                            EvaluationSession(EvaluationConfig(metrics=["recall", "quiz"], judge="openai:text-reader"), judge=reader))
         merged = {int(k): dict(v) for k, v in quiz["surveys"].items()}
         means[name] = {k: quiz["average"][k] for k in ("recall", "quiz", "quiz_unanswered")}
         if cqs_judge:
             config = EvaluationConfig(metrics=["cqs"], judge=cqs_judge, judge_style="surge", device="cpu",
                                       judge_weighted=True, judge_max_tries=1)
-            cqs = evaluate_run(data, folder, out / "results" / f"{name}.cqs.json", EvaluationSession(config, judge=Judge(cqs_llm, max_tries=1, score_tokens=4, weighted=True)))
+            cqs = evaluate_run(data, folder, out / "results" / f"{name}.cqs.json",
+                               EvaluationSession(config, judge=Judge(cqs_llm, max_tries=1, score_tokens=4, weighted=True)))
             means[name]["cqs"] = cqs["average"]["cqs_weighted"]
             for k, v in cqs["surveys"].items():
                 merged[int(k)]["cqs"] = v["cqs_weighted"]

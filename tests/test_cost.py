@@ -252,6 +252,7 @@ def test_alce_judge_estimate_is_the_most_a_run_can_ask(sample_dataset, rendered,
     config = EvaluationConfig(metrics=["alce"], judge="openai:alce-judge", alce_backend="judge")
     estimate = estimate_evaluation(data, rendered, config, cache_dir=tmp_path / "c")
     backend = MostQuestions()
-    evaluate_run(data, rendered, tmp_path / "r.json", EvaluationSession(config, judge=Judge(LLM(backend, cache_dir=False))))
+    evaluate_run(data, rendered, tmp_path / "r.json",
+                 EvaluationSession(config, judge=Judge(LLM(backend, cache_dir=False))))
     assert backend.sent == estimate["metrics"]["alce"]["calls"] > 0
     assert any(note.startswith("alce:") for note in estimate["notes"])

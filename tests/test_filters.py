@@ -38,7 +38,8 @@ def test_exclusion_reasons(data):
 def test_evaluate_excludes_and_records(data, tmp_path):
     render_surveys(data.surveys(), data.corpus, tmp_path / "p")
     out = tmp_path / "r.json"
-    plain = evaluate_run(data, tmp_path / "p", out, EvaluationSession(EvaluationConfig(metrics=["recall"], protocol="paper")))
+    plain = evaluate_run(data, tmp_path / "p", out,
+                         EvaluationSession(EvaluationConfig(metrics=["recall"], protocol="paper")))
     assert plain["average_counts"]["recall"] == 5 and plain["excluded"] == []  # 43's recall is undefined
     config = EvaluationConfig(metrics=["recall"], protocol="paper", min_cites=19, exclude_empty=True)
     # filters choose which surveys are scored, not how: the journal of the unfiltered run stays valid

@@ -82,7 +82,9 @@ def test_evaluate_records_the_window_which_is_not_in_the_resume_key(tmp_path):
     render_surveys(data.surveys(), data.corpus, tmp_path / "passages")
     out = tmp_path / "results.json"
     scored: list[int] = []
-    first = evaluate_run(data, tmp_path / "passages", out, EvaluationSession(EvaluationConfig(metrics=["recall"])), on_survey_done=lambda survey_id, done, total: scored.append(survey_id))
+    first = evaluate_run(data, tmp_path / "passages", out,
+                         EvaluationSession(EvaluationConfig(metrics=["recall"])),
+                         on_survey_done=lambda survey_id, done, total: scored.append(survey_id))
     assert sorted(scored) == [0, 1, 2, 41, 42, 43]
     assert first["config"]["data_window"] == WINDOW
     assert first["config"]["data_survey_dates"] == list(SAMPLE_DATES)
@@ -91,7 +93,9 @@ def test_evaluate_records_the_window_which_is_not_in_the_resume_key(tmp_path):
     _set_window(src, {"since": "2025-07-01", "until": None})
     build_dataset(src, tmp_path / "fresh", overwrite=True)
     scored.clear()
-    again = evaluate_run(SurgeData.open(tmp_path / "fresh"), tmp_path / "passages", out, EvaluationSession(EvaluationConfig(metrics=["recall"])), on_survey_done=lambda survey_id, done, total: scored.append(survey_id))
+    again = evaluate_run(SurgeData.open(tmp_path / "fresh"), tmp_path / "passages", out,
+                         EvaluationSession(EvaluationConfig(metrics=["recall"])),
+                         on_survey_done=lambda survey_id, done, total: scored.append(survey_id))
     assert scored == [] and again["surveys"] == first["surveys"]
     assert again["config"]["data_window"] == {"since": "2025-07-01", "until": None}
 

@@ -112,7 +112,8 @@ def test_heading_soft_recall_differs_from_shr(sample_dataset, rendered, tmp_path
     data = SurgeData.open(sample_dataset)
     content = [s.title for s in data.survey(0).tree().walk() if len(s.content) >= 100 and s.depth > 0]
     (survey / "s.md").write_text("".join(f"# {t}\n\ntext\n\n" for t in content))
-    results = evaluate_run(data, tmp_path / "p", tmp_path / "r.json", EvaluationSession(EvaluationConfig(metrics=["shr", "heading_soft_recall"], protocol="paper"), encoder=Onehot()))
+    results = evaluate_run(data, tmp_path / "p", tmp_path / "r.json",
+                           EvaluationSession(EvaluationConfig(metrics=["shr", "heading_soft_recall"], protocol="paper"), encoder=Onehot()))
     record = results["surveys"]["0"]
     every = [s.title for s in data.survey(0).tree().walk() if s.depth > 0]
     assert record["shr"] == pytest.approx(1.0)

@@ -81,7 +81,8 @@ def test_an_obeyed_injection_is_flagged_in_the_diagnostics_and_the_report(sample
     outputs = {}
     with ScriptedOpenAIServer(responder=obeying) as server:
         for name, folder in (("clean", clean), ("attacked", attacked)):
-            outputs[name] = evaluate_run(data, folder, tmp_path / f"{name}.json", EvaluationSession(config, factories={"judge": lambda: Judge(
+            outputs[name] = evaluate_run(data, folder, tmp_path / f"{name}.json",
+                                         EvaluationSession(config, factories={"judge": lambda: Judge(
                 make_llm("openai:obedient", base_url=server.base_url, cache_dir=tmp_path / "cache"))}))
     attacked_0 = outputs["attacked"]["surveys"]["0"]
     assert attacked_0["cqs"] > outputs["clean"]["surveys"]["0"]["cqs"]  # the judge obeyed ...

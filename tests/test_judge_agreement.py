@@ -104,7 +104,8 @@ def test_rescoring_with_another_judge_prints_the_cost_first(sample_dataset, tmp_
         for system, surveys in (("full", data.surveys("test")), ("two", data.surveys("test")[:2])):
             passages = tmp_path / "passages" / system
             render_surveys(surveys, data.corpus, passages)
-            evaluate_run(data, passages, folder / f"{system}.json", EvaluationSession(EvaluationConfig(metrics=["sqs"], judge="openai:a"), factories={"judge": lambda: Judge(make_llm("openai:a", base_url=first.base_url,
+            evaluate_run(data, passages, folder / f"{system}.json",
+                         EvaluationSession(EvaluationConfig(metrics=["sqs"], judge="openai:a"), factories={"judge": lambda: Judge(make_llm("openai:a", base_url=first.base_url,
                                                               cache_dir=tmp_path / "cache"))}))
     with ScriptedOpenAIServer(responder=lambda messages: "4") as second:
         common = ["judge-agreement", str(folder), "--rescore-judge", "openai:b", "--base-url", second.base_url,

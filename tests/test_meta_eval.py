@@ -132,7 +132,8 @@ def test_meta_eval_takes_the_quiz_like_any_metric(sample_dataset, tmp_path, monk
     with ScriptedOpenAIServer(responder=TextReader()) as server:
         judge = Judge(make_llm("openai:reader", base_url=server.base_url, cache_dir=tmp_path / "cache"))
         for name in ("gt", "degraded"):
-            evaluate_run(data, tmp_path / name, tmp_path / f"{name}.json", EvaluationSession(EvaluationConfig(metrics=["quiz"], judge="openai:reader"), judge=judge))
+            evaluate_run(data, tmp_path / name, tmp_path / f"{name}.json",
+                         EvaluationSession(EvaluationConfig(metrics=["quiz"], judge="openai:reader"), judge=judge))
             files.append(f"{'GT' if name == 'gt' else 'D'}={tmp_path / f'{name}.json'}")
     degraded = json.loads((tmp_path / "degraded.json").read_text())["surveys"]
     assert all(degraded[i]["quiz"] < 1.0 for i in ("0", "1", "2"))

@@ -143,7 +143,8 @@ def run_from_elsewhere(sample_dataset, tmp_path, monkeypatch) -> tuple[Path, lis
     monkeypatch.chdir(project)
     paths = []
     for name in ("a", "b"):
-        evaluate_run(data, Path("outputs") / name, Path("results") / f"{name}.json", EvaluationSession(EvaluationConfig(metrics=["recall"])))
+        evaluate_run(data, Path("outputs") / name, Path("results") / f"{name}.json",
+                     EvaluationSession(EvaluationConfig(metrics=["recall"])))
         paths.append(project / "results" / f"{name}.json")
     monkeypatch.chdir(tmp_path)
     return project, paths

@@ -57,7 +57,9 @@ def _run(data, folder, out, server, **settings):
     config = EvaluationConfig(metrics=["quiz"], judge="openai:reader", **settings)
     judge = Judge(make_llm("openai:reader", base_url=server.base_url, cache_dir=out.parent / "cache"),
                   max_tries=config.judge_max_tries)
-    return evaluate_run(data, folder, out, EvaluationSession(config, judge=judge), details_path=out.with_suffix(".details.jsonl"))
+    return evaluate_run(data, folder, out,
+                        EvaluationSession(config, judge=judge),
+                        details_path=out.with_suffix(".details.jsonl"))
 
 
 def test_done_when_surge_evaluate_scores_a_folder_through_a_local_server(data, gt_folder, tmp_path):

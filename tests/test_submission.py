@@ -76,7 +76,8 @@ def _surge_app() -> typer.Typer:
 
 def _evaluate(data: SurgeData, passages: Path, out: Path, protocol: str = OFFICIAL, details: Path | None = None):
     config = EvaluationConfig(metrics=["recall", "citation_accuracy"], protocol=protocol)
-    return evaluate_run(data, passages, out, EvaluationSession(config, nli=ConstantNLI()), details_path=details)
+    return evaluate_run(data, passages, out,
+                        EvaluationSession(config, nli=ConstantNLI()), details_path=details)
 
 
 @pytest.fixture(scope="module")

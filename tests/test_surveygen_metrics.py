@@ -179,7 +179,8 @@ def test_evaluate_run_surveygen_metrics_on_gt_as_generated(sample_dataset, tmp_p
     data = SurgeData.open(sample_dataset)
     render_surveys(data.surveys("test"), data.corpus, tmp_path / "gt")
     config = EvaluationConfig(metrics=parse_metrics("surveygen"), protocol="paper")
-    results = evaluate_run(data, tmp_path / "gt", tmp_path / "r.json", EvaluationSession(config, encoder=BagOfWords()))
+    results = evaluate_run(data, tmp_path / "gt", tmp_path / "r.json",
+                           EvaluationSession(config, encoder=BagOfWords()))
     for record in results["surveys"].values():
         assert record["cite_precision"] == record["cite_recall"] == record["cite_f1"] == 1.0
         assert record["structure_overlap"] == 1.0 and record["sim"] > 0.95
