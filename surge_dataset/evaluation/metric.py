@@ -79,10 +79,11 @@ class ModelSet:
     ner: EntityExtractor | None = None
 
     def prefetch(self, requests: Requests) -> None:
-        """Score every request of the run once per model kind (de-duplicated, length-sorted, cached).
+        """Score every request once per model kind (de-duplicated, length-sorted, cached).
 
-        The run's NLI and encoder are prefetching wrappers (``evaluation/models.py``); a bare model handed in
-        directly has no ``prefetch`` and is asked when a metric scores.
+        The run's NLI and encoder are prefetching wrappers (``evaluation/models.py``); a model without ``prefetch``
+        is not asked here. The runner prefetches through :class:`~.answers.RunAnswers` instead, which keeps every
+        answer by input; this is what a staged metric's ``prefetch`` calls on the models it is handed.
         """
         if requests.nli and self.nli is not None:
             _prefetch(self.nli, requests.nli)
