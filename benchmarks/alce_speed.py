@@ -59,13 +59,13 @@ class Biased:
 
 
 def run(system_dir: Path, data: Any, nli_path: str, cache: Path, out: Path, bias: float) -> dict[str, Any]:
-    from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+    from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
     from surge_dataset.models.nli import NLIScorer
 
     scorer = NLIScorer(nli_path, device="cpu", batch_size=32, cache_dir=cache)
     start = time.perf_counter()
-    results = evaluate_run(data, system_dir, out, EvaluationConfig(metrics=["alce"], protocol="official"),
-                           nli=Biased(scorer, bias))
+    results = evaluate_run(data, system_dir, out,
+                           EvaluationSession(EvaluationConfig(metrics=["alce"], protocol="official"), nli=Biased(scorer, bias)))
     seconds = time.perf_counter() - start
     counts = [r["counts"] for r in results["surveys"].values()]
     return {

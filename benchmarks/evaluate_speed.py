@@ -147,7 +147,7 @@ def run_ours(
 ) -> dict[str, Any]:
     """``evaluate_run`` per system with scorers over ``cache``; setup and per-system seconds, results."""
     from surge_dataset.data.dataset import SurgeData
-    from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+    from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
     from surge_dataset.models import Embedder, NLIScorer
 
     config = EvaluationConfig(
@@ -172,9 +172,8 @@ def run_ours(
         for system, folder in passages.items():
             before = (timed_nli.seconds, timed_encoder.seconds, timed_rouge.seconds)
             w, c = _clock()
-            results[system] = evaluate_run(
-                data, folder, out / f"{system}.json", config, nli=timed_nli, encoder=timed_encoder
-            )
+            results[system] = evaluate_run(data, folder, out / f"{system}.json",
+                                           EvaluationSession(config, nli=timed_nli, encoder=timed_encoder))
             w2, c2 = _clock()
             seconds[system], cpu[system] = w2 - w, c2 - c
             after = (timed_nli.seconds, timed_encoder.seconds, timed_rouge.seconds)

@@ -188,7 +188,7 @@ def score(data: Any, folders: list[Path], out: Path, dtype: str, device: str, nl
           embed_path: str) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, int, int, str], list[float]], float]:
     """Every folder scored with models in ``dtype``: (per survey "v<k>/<id>" -> values, NLI probabilities per
     (folder, survey, item, level), seconds)."""
-    from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+    from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
     from surge_dataset.models import Embedder, NLIScorer
 
     start = time.perf_counter()
@@ -201,8 +201,8 @@ def score(data: Any, folders: list[Path], out: Path, dtype: str, device: str, nl
     probs: dict[tuple[str, int, int, str], list[float]] = {}
     for folder in folders:
         details = out / f"{folder.name}-{dtype}-{device.replace(':', '')}.details.jsonl"
-        results = evaluate_run(data, folder, details.with_suffix(".json"), config, nli=nli, encoder=encoder,
-                               details_path=details)
+        results = evaluate_run(data, folder, details.with_suffix(".json"),
+                               EvaluationSession(config, nli=nli, encoder=encoder), details_path=details)
         assert results is not None and not results["failures"], results and results["failures"]
         for sid, row in results["surveys"].items():
             values[f"{folder.name}/{sid}"] = row

@@ -93,7 +93,7 @@ def main(out: Path, with_cqs: bool) -> None:
     from surge_dataset import SurgeData
     from surge_dataset.data.build import build_dataset
     from surge_dataset.data.render import render_surveys
-    from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+    from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
     from surge_dataset.judging.meta_eval import meta_evaluate
     from surge_dataset.llm import LLM, Judge, make_llm
     from surge_dataset.testing import ScriptedChat, TextReader
@@ -115,14 +115,14 @@ def main(out: Path, with_cqs: bool) -> None:
     reader = Judge(LLM(ScriptedChat(responder=TextReader(), model="text-reader"), cache_dir=out / "cache"))
     for name, folder in folders.items():
         quiz = evaluate_run(data, folder, out / "results" / f"{name}.quiz.json",
-                            EvaluationConfig(metrics=["recall", "quiz"], judge="openai:text-reader"), judge=reader)
+                            EvaluationSession(EvaluationConfig(metrics=["recall", "quiz"], judge="openai:text-reader"), judge=reader))
         merged = {int(k): dict(v) for k, v in quiz["surveys"].items()}
         means[name] = {k: quiz["average"][k] for k in ("recall", "quiz", "quiz_unanswered")}
         if cqs_judge:
             config = EvaluationConfig(metrics=["cqs"], judge=cqs_judge, judge_style="surge", device="cpu",
                                       judge_weighted=True, judge_max_tries=1)
-            cqs = evaluate_run(data, folder, out / "results" / f"{name}.cqs.json", config,
-                               judge=Judge(cqs_llm, max_tries=1, score_tokens=4, weighted=True))
+            cqs = evaluate_run(data, folder, out / "results" / f"{name}.cqs.json",
+                               EvaluationSession(config, judge=Judge(cqs_llm, max_tries=1, score_tokens=4, weighted=True)))
             means[name]["cqs"] = cqs["average"]["cqs_weighted"]
             for k, v in cqs["surveys"].items():
                 merged[int(k)]["cqs"] = v["cqs_weighted"]

@@ -14,7 +14,7 @@ from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.core.records import Paper
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 from surge_dataset.llm import Judge, make_llm
 from surge_dataset.llm.judge import JudgeOutcome
 from surge_dataset.scoring.alce import (
@@ -224,7 +224,7 @@ def rendered(sample_dataset, tmp_path_factory) -> Path:
 def test_evaluate_run_alce_batches_the_whole_run(sample_dataset, rendered, tmp_path):
     nli = ConstantNLI()
     results = evaluate_run(SurgeData.open(sample_dataset), rendered, tmp_path / "r.json",
-                           EvaluationConfig(metrics=["alce"], protocol="paper"), nli=nli,
+                           EvaluationSession(EvaluationConfig(metrics=["alce"], protocol="paper"), nli=nli),
                            details_path=tmp_path / "d.jsonl")
     assert nli.calls == 2  # joint premises of all surveys, then single citations (all entail: no 3rd stage)
     for record in results["surveys"].values():
@@ -271,8 +271,8 @@ def test_evaluate_run_alce_with_an_nli_that_entails_only_some_pairs(sample_datas
         (passages / str(survey_id)).mkdir(parents=True)
         references = "".join(f"[{i}] {title}\n" for i, title in enumerate(cited, 1))
         (passages / str(survey_id) / "s.md").write_text(f"# Findings\n\n{body}\n\n# References\n\n{references}")
-    results = evaluate_run(data, passages, tmp_path / "r.json", EvaluationConfig(metrics=["alce"], protocol="paper"),
-                           nli=nli)
+    results = evaluate_run(data, passages, tmp_path / "r.json",
+                           EvaluationSession(EvaluationConfig(metrics=["alce"], protocol="paper"), nli=nli))
     first, second = results["surveys"]["0"], results["surveys"]["1"]
     # survey 0, six sentences: one (P), two (P; Q over-cites), three (Q and R, each needed) are supported;
     # four (R does not entail it), the uncited one and five ([7] is not in the list: rejected before the
@@ -312,7 +312,8 @@ def test_cli_alce_with_tiny_nli_and_judge_flag_checks(sample_dataset, rendered, 
 def test_evaluate_run_alce_with_the_judge_backend(sample_dataset, rendered, tmp_path):
     judge = ScriptedJudge()
     config = EvaluationConfig(metrics=["alce"], protocol="paper", judge="openai:scripted", alce_backend="judge")
-    results = evaluate_run(SurgeData.open(sample_dataset), rendered, tmp_path / "r.json", config, judge=judge)
+    results = evaluate_run(SurgeData.open(sample_dataset), rendered, tmp_path / "r.json",
+                           EvaluationSession(config, judge=judge))
     assert judge.asked > 0 and results["config"]["alce_backend"] == "judge"
     for record in results["surveys"].values():  # RULES know none of these sentences: nothing is supported
         assert record["alce_citation_recall"] == 0.0 and record["alce_citation_precision"] == 0.0

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run, journal_path
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run, journal_path
 from surge_dataset.evaluation.cost import estimate_evaluation
 from surge_dataset.evaluation.runner import prepare_folder
 from surge_dataset.llm import Judge, make_llm
@@ -85,7 +85,7 @@ def test_evaluate_records_server_usage(sample_dataset, rendered, tmp_path, monke
     config = EvaluationConfig(metrics=["sqs", "cqs"], judge="openai:m", judge_style="surge")
     with ScriptedOpenAIServer(responder=_answer) as server:
         judge = Judge(make_llm("openai:m", base_url=server.base_url, cache_dir=tmp_path / "c", timeout=30))
-        results = evaluate_run(data, rendered, tmp_path / "r.json", config, judge=judge)
+        results = evaluate_run(data, rendered, tmp_path / "r.json", EvaluationSession(config, judge=judge))
         expected = [word_usage(r.messages, r.step.text) for r in server.requests]
     llm = results["judge"]["llm"]
     assert llm["prompt_tokens"] == sum(u["prompt_tokens"] for u in expected) > 0
@@ -113,7 +113,7 @@ def test_dry_run_counts_calls_tokens_and_cache_hits(sample_dataset, rendered, tm
 
     with ScriptedOpenAIServer(responder=_answer) as server:  # a real run fills the cache ...
         judge = Judge(make_llm("openai:m", base_url=server.base_url, cache_dir=tmp_path / "c", timeout=30))
-        evaluate_run(data, rendered, tmp_path / "r.json", config, judge=judge)
+        evaluate_run(data, rendered, tmp_path / "r.json", EvaluationSession(config, judge=judge))
         assert len(server.requests) == len(sqs) + len(cqs)
     after = estimate_evaluation(data, rendered, config, cache_dir=tmp_path / "c")
     assert after["total"]["cached"] == after["total"]["calls"] == len(sqs) + len(cqs)  # ... so nothing to send
@@ -252,6 +252,7 @@ def test_alce_judge_estimate_is_the_most_a_run_can_ask(sample_dataset, rendered,
     config = EvaluationConfig(metrics=["alce"], judge="openai:alce-judge", alce_backend="judge")
     estimate = estimate_evaluation(data, rendered, config, cache_dir=tmp_path / "c")
     backend = MostQuestions()
-    evaluate_run(data, rendered, tmp_path / "r.json", config, judge=Judge(LLM(backend, cache_dir=False)))
+    evaluate_run(data, rendered, tmp_path / "r.json",
+                 EvaluationSession(config, judge=Judge(LLM(backend, cache_dir=False))))
     assert backend.sent == estimate["metrics"]["alce"]["calls"] > 0
     assert any(note.startswith("alce:") for note in estimate["notes"])

@@ -28,6 +28,7 @@ from surge_dataset.evaluation import runner, schema
 from surge_dataset.evaluation.config import EvaluationConfig
 from surge_dataset.evaluation.metric import Metric, MetricOutput, ModelSet, register, unregister
 from surge_dataset.evaluation.prepare import prepare_text
+from surge_dataset.evaluation.session import EvaluationSession
 from surge_dataset.scoring.injection import INJECTION_CODE, injection_diagnostics
 from surge_dataset.survey import decode_survey_bytes
 
@@ -68,7 +69,7 @@ def test_every_producer_reaches_the_results_file_through_the_one_serialiser(samp
     text, read = decode_survey_bytes(b"plain text, no heading \xff and no reference list\n")
     prepared = prepare_text(text, gt, data.corpus, "official", survey_id=7, read_diagnostics=read)
     config = EvaluationConfig(metrics=["recall", probe.name], aggregate="released")
-    record = runner.score_survey(prepared, config, ModelSet())["result"]
+    record = runner.score_survey(prepared, EvaluationSession(config), with_details=False)["result"]
 
     by_code = {d["code"]: d for d in record["diagnostics"]}
     producers = {"decode_fallback": "reading", "no_headings": "parser", "no_references": "parser",

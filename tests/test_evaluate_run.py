@@ -15,7 +15,7 @@ from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.data.build import build_dataset
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run, journal_path
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run, journal_path
 
 runner = CliRunner()
 
@@ -49,12 +49,10 @@ def test_render_writes_evaluator_markdown(sample_dataset, rendered):
 
 
 def test_gt_as_generated_paper_protocol(sample_dataset, rendered, minilm_path, tmp_path):
-    results = evaluate_run(
-        SurgeData.open(sample_dataset), rendered, tmp_path / "r.json",
-        EvaluationConfig(metrics=["recall", "citation_accuracy", "shr"], protocol="paper",
-                         embedding_model=str(minilm_path)),
-        nli=ConstantNLI(), encoder_factory=lambda: _embedder(minilm_path),
-    )
+    config = EvaluationConfig(metrics=["recall", "citation_accuracy", "shr"], protocol="paper",
+                              embedding_model=str(minilm_path))
+    session = EvaluationSession(config, nli=ConstantNLI(), factories={"encoder": lambda: _embedder(minilm_path)})
+    results = evaluate_run(SurgeData.open(sample_dataset), rendered, tmp_path / "r.json", session)
     surveys = results["surveys"]
     # survey 0 cites doc 36 "Graph Neural Networks: A Review"; doc 305 normalises alike and comes later
     # in corpus.json, so the title resolves to 305 (released rule): 20 of 21 cited papers are found.
@@ -72,8 +70,7 @@ def test_gt_as_generated_paper_protocol(sample_dataset, rendered, minilm_path, t
 
 def test_gt_as_generated_official_protocol(sample_dataset, rendered, tmp_path):
     results = evaluate_run(SurgeData.open(sample_dataset), rendered, tmp_path / "r.json",
-                           EvaluationConfig(metrics=["recall", "citation_accuracy"], protocol="official"),
-                           nli=ConstantNLI())
+                           EvaluationSession(EvaluationConfig(metrics=["recall", "citation_accuracy"], protocol="official"), nli=ConstantNLI()))
     surveys = results["surveys"]
     # The released reference pattern drops a title ending in '?' (336) and cuts titles at ', ), / or
     # an inner '?' (283, 119, 276, 80): survey 0 loses 336 and the duplicate 36 -> 19/21; survey 1
@@ -103,8 +100,7 @@ def test_surveygen_gold_example_scores_itself(surveygen_example, tmp_path):
     data = SurgeData.open(tmp_path / "surge")
     render_surveys(data.surveys(), data.corpus, tmp_path / "rendered")
     results = evaluate_run(data, tmp_path / "rendered", tmp_path / "r.json",
-                           EvaluationConfig(metrics=["recall", "citation_accuracy"], protocol="paper"),
-                           nli=ConstantNLI())
+                           EvaluationSession(EvaluationConfig(metrics=["recall", "citation_accuracy"], protocol="paper"), nli=ConstantNLI()))
     record = results["surveys"]["0"]
     assert record["recall"] == 1.0 and record["doc_acc"] == 1.0
     assert record["counts"]["resolved"] == record["counts"]["references"] == len(surveys[0]["all_cites"])
@@ -113,7 +109,8 @@ def test_surveygen_gold_example_scores_itself(surveygen_example, tmp_path):
 def test_crash_and_resume_gives_the_same_results(sample_dataset, rendered, tmp_path):
     data = SurgeData.open(sample_dataset)
     config = EvaluationConfig(metrics=["recall", "citation_accuracy", "rouge_bleu"], protocol="official")
-    straight = evaluate_run(data, rendered, tmp_path / "straight.json", config, nli=ConstantNLI())
+    straight = evaluate_run(data, rendered, tmp_path / "straight.json",
+                            EvaluationSession(config, nli=ConstantNLI()))
 
     out = tmp_path / "resumed.json"
 
@@ -122,14 +119,16 @@ def test_crash_and_resume_gives_the_same_results(sample_dataset, rendered, tmp_p
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        evaluate_run(data, rendered, out, config, nli=ConstantNLI(), on_survey_done=crash_after_first)
+        evaluate_run(data, rendered, out,
+                     EvaluationSession(config, nli=ConstantNLI()), on_survey_done=crash_after_first)
     assert not out.exists(), "no final file after a crash"
     assert len(journal_path(out).read_text().splitlines()) == 1
     with journal_path(out).open("a") as handle:  # a torn last line (killed mid-write) is ignored
         handle.write('{"survey_id": 2, "config_k')
     nli = ConstantNLI()
     seen = []
-    resumed = evaluate_run(data, rendered, out, config, nli=nli, on_survey_done=lambda i, d, t: seen.append(i))
+    resumed = evaluate_run(data, rendered, out,
+                           EvaluationSession(config, nli=nli), on_survey_done=lambda i, d, t: seen.append(i))
     assert len(seen) == 2, "the finished survey is not scored again"
     strip = lambda r: {k: v for k, v in r.items() if k != "config"}  # noqa: E731
     assert strip(resumed) == strip(straight)
@@ -201,8 +200,8 @@ def test_model_that_cannot_load_is_a_clear_error(sample_dataset, rendered, tmp_p
 def test_real_baseline_outputs_evaluate_without_crashing(baseline_outputs_dir, sample_dataset, tmp_path):
     """The shared official outputs (ids 0-9) against the sample GT (ids 0-2): parsed, scored or reported."""
     for system in ("ID", "Naive", "Autosurvey"):
-        results = evaluate_run(SurgeData.open(sample_dataset), baseline_outputs_dir / system,
-                               tmp_path / f"{system}.json", EvaluationConfig(metrics=["recall"]))
+        results = evaluate_run(SurgeData.open(sample_dataset), baseline_outputs_dir / system, tmp_path / f"{system}.json",
+                               EvaluationSession(EvaluationConfig(metrics=["recall"])))
         assert set(results["surveys"]) == {"0", "1", "2"}
         assert {f["survey_id"] for f in results["failures"]} == set(range(3, 10))
         assert all(r["counts"]["references"] > 0 or system == "Naive" for r in results["surveys"].values())
@@ -213,12 +212,13 @@ def test_model_settings_are_recorded_only_for_the_models_a_metric_used(sample_da
     """A recall-only run records no nli_model, embedding_model, ner_model or their precisions (no model
     computed anything); an SHR run records its embedding model and no NLI model. The journal key is unchanged."""
     data = SurgeData.open(sample_dataset)
-    recall = evaluate_run(data, rendered, tmp_path / "recall.json", EvaluationConfig(metrics=["recall"]))["config"]
+    recall = evaluate_run(data, rendered, tmp_path / "recall.json",
+                          EvaluationSession(EvaluationConfig(metrics=["recall"])))["config"]
     assert not {"nli_model", "dtype", "embedding_model", "embedding_dtype", "ner_model"} & set(recall)
     assert recall["judge"] is None and recall["protocol"] == "official"
     config = EvaluationConfig(metrics=["shr"], embedding_model=str(minilm_path))
-    shr = evaluate_run(data, rendered, tmp_path / "shr.json", config,
-                       encoder_factory=lambda: _embedder(minilm_path))["config"]
+    shr = evaluate_run(data, rendered, tmp_path / "shr.json",
+                       EvaluationSession(config, factories={"encoder": lambda: _embedder(minilm_path)}))["config"]
     # the bundled MiniLM given as a folder is recorded under its Hub name (models.identity), never its path
     assert shr["embedding_model"] == "sentence-transformers/all-MiniLM-L6-v2" and "embedding_dtype" in shr
     assert "nli_model" not in shr and "ner_model" not in shr

@@ -11,7 +11,7 @@ from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.data.filters import SurveyFilter, filter_qrels
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 from surge_dataset.retrieval.runs import load_qrels, load_queries
 
 runner = CliRunner()
@@ -38,12 +38,13 @@ def test_exclusion_reasons(data):
 def test_evaluate_excludes_and_records(data, tmp_path):
     render_surveys(data.surveys(), data.corpus, tmp_path / "p")
     out = tmp_path / "r.json"
-    plain = evaluate_run(data, tmp_path / "p", out, EvaluationConfig(metrics=["recall"], protocol="paper"))
+    plain = evaluate_run(data, tmp_path / "p", out,
+                         EvaluationSession(EvaluationConfig(metrics=["recall"], protocol="paper")))
     assert plain["average_counts"]["recall"] == 5 and plain["excluded"] == []  # 43's recall is undefined
     config = EvaluationConfig(metrics=["recall"], protocol="paper", min_cites=19, exclude_empty=True)
     # filters choose which surveys are scored, not how: the journal of the unfiltered run stays valid
     assert config.key(data.fingerprint) == EvaluationConfig(metrics=["recall"], protocol="paper").key(data.fingerprint)
-    filtered = evaluate_run(data, tmp_path / "p", out, config)
+    filtered = evaluate_run(data, tmp_path / "p", out, EvaluationSession(config))
     assert sorted(filtered["surveys"]) == ["0", "1", "2"]
     assert [(e["survey_id"], e["reason"].split(" (")[0]) for e in filtered["excluded"]] == [
         (41, "18 cited papers < --min-cites 19"), (42, "17 cited papers < --min-cites 19"), (43, "empty all_cites")]

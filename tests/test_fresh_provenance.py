@@ -14,7 +14,7 @@ from surge_dataset.data.build import build_dataset
 from surge_dataset.data.dataset import SurgeData
 from surge_dataset.data.render import render_surveys
 from surge_dataset.data.validate import SurgeDataError
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 from surge_dataset.report import build_report, dataset_notes, load_results
 
 from .test_fresh_annotate import make_fresh_src
@@ -82,7 +82,8 @@ def test_evaluate_records_the_window_which_is_not_in_the_resume_key(tmp_path):
     render_surveys(data.surveys(), data.corpus, tmp_path / "passages")
     out = tmp_path / "results.json"
     scored: list[int] = []
-    first = evaluate_run(data, tmp_path / "passages", out, EvaluationConfig(metrics=["recall"]),
+    first = evaluate_run(data, tmp_path / "passages", out,
+                         EvaluationSession(EvaluationConfig(metrics=["recall"])),
                          on_survey_done=lambda survey_id, done, total: scored.append(survey_id))
     assert sorted(scored) == [0, 1, 2, 41, 42, 43]
     assert first["config"]["data_window"] == WINDOW
@@ -93,7 +94,7 @@ def test_evaluate_records_the_window_which_is_not_in_the_resume_key(tmp_path):
     build_dataset(src, tmp_path / "fresh", overwrite=True)
     scored.clear()
     again = evaluate_run(SurgeData.open(tmp_path / "fresh"), tmp_path / "passages", out,
-                         EvaluationConfig(metrics=["recall"]),
+                         EvaluationSession(EvaluationConfig(metrics=["recall"])),
                          on_survey_done=lambda survey_id, done, total: scored.append(survey_id))
     assert scored == [] and again["surveys"] == first["surveys"]
     assert again["config"]["data_window"] == {"since": "2025-07-01", "until": None}

@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from surge_dataset.data.dataset import SurgeData
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 from surge_dataset.generation import (
     Draft,
     DraftSection,
@@ -239,7 +239,7 @@ def test_every_system_with_a_scripted_llm_resolves_all_references(data: SurgeDat
             assert result.exit_code == 0, (system, result.output)
     for system in SYSTEMS:
         results = evaluate_run(data, tmp_path / system, tmp_path / f"{system}.json",
-                               EvaluationConfig(metrics=["recall"], protocol="paper"))
+                               EvaluationSession(EvaluationConfig(metrics=["recall"], protocol="paper")))
         assert results["failures"] == [] and set(results["surveys"]) == {"0", "2"}
         for survey_id, record in results["surveys"].items():
             counts = record["counts"]
@@ -340,7 +340,8 @@ def test_failed_surveys_are_reported_and_the_rest_continue(data: SurgeData, runs
     assert "survey 41 failed" in result.output and "no ranking for survey 41" in result.output
     assert (tmp_path / "out" / "0" / "survey.md").is_file()
     assert json.loads((tmp_path / "out" / ".failed" / "41.json").read_text())["survey_id"] == 41
-    results = evaluate_run(data, tmp_path / "out", tmp_path / "r.json", EvaluationConfig(metrics=["recall"]))
+    results = evaluate_run(data, tmp_path / "out", tmp_path / "r.json",
+                           EvaluationSession(EvaluationConfig(metrics=["recall"])))
     assert results["failures"] == [] and list(results["surveys"]) == ["0"]  # .failed/ is invisible to the evaluator
 
 
@@ -439,7 +440,7 @@ def test_end_to_end_with_the_real_smollm2_gguf(data: SurgeData, runs: dict[str, 
     elapsed = time.monotonic() - start
     for system in SYSTEMS:
         results = evaluate_run(data, out / system, tmp_path / f"{system}.json",
-                               EvaluationConfig(metrics=["recall"], protocol="paper"))
+                               EvaluationSession(EvaluationConfig(metrics=["recall"], protocol="paper")))
         assert results["failures"] == [], (system, results["failures"])
         assert set(results["surveys"]) == {survey_of[system]}
         for survey_id, record in results["surveys"].items():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from surge_dataset import SurgeData
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 from surge_dataset.llm import LLM, Judge, make_llm
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -59,7 +59,8 @@ def test_gguf_judge_sqs_cqs_end_to_end(sample_dataset, smollm_spec, smol_llm, tm
     config = EvaluationConfig(metrics=["sqs", "cqs"], judge=smollm_spec, judge_weighted=True, judge_max_tries=2,
                               judge_style="surge")  # greedy and 4 answer tokens: the released style samples 100
     judge = Judge(smol_llm, weighted=True, max_tries=2, score_tokens=4)
-    results = evaluate_run(data, tmp_path / "generated", tmp_path / "r.json", config, judge=judge)
+    results = evaluate_run(data, tmp_path / "generated", tmp_path / "r.json",
+                           EvaluationSession(config, judge=judge))
     record = results["surveys"]["1"]
     counts = record["counts"]
     assert counts["sqs_judged"] == 1 and counts["cqs_judged"] == 2
@@ -80,8 +81,8 @@ def test_gguf_judge_sqs_cqs_end_to_end(sample_dataset, smollm_spec, smol_llm, tm
 
     # A rerun is answered from the cache: nothing is generated again.
     sent = smol_llm.stats.sent
-    rerun = evaluate_run(data, tmp_path / "generated", tmp_path / "r2.json", config,
-                         judge=Judge(smol_llm, weighted=True, max_tries=2, score_tokens=4))
+    rerun = evaluate_run(data, tmp_path / "generated", tmp_path / "r2.json",
+                         EvaluationSession(config, judge=Judge(smol_llm, weighted=True, max_tries=2, score_tokens=4)))
     assert smol_llm.stats.sent == sent
     assert rerun["surveys"]["1"]["sqs_weighted"] == record["sqs_weighted"]
 

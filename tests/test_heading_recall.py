@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 from surge_dataset.models.ner import NERExtractor
 from surge_dataset.scoring.heading_recall import heading_entity_recall, heading_soft_recall, storm_headings
 from surge_dataset.testing.models import build_tiny_ner_model
@@ -113,8 +113,7 @@ def test_heading_soft_recall_differs_from_shr(sample_dataset, rendered, tmp_path
     content = [s.title for s in data.survey(0).tree().walk() if len(s.content) >= 100 and s.depth > 0]
     (survey / "s.md").write_text("".join(f"# {t}\n\ntext\n\n" for t in content))
     results = evaluate_run(data, tmp_path / "p", tmp_path / "r.json",
-                           EvaluationConfig(metrics=["shr", "heading_soft_recall"], protocol="paper"),
-                           encoder=Onehot())
+                           EvaluationSession(EvaluationConfig(metrics=["shr", "heading_soft_recall"], protocol="paper"), encoder=Onehot()))
     record = results["surveys"]["0"]
     every = [s.title for s in data.survey(0).tree().walk() if s.depth > 0]
     assert record["shr"] == pytest.approx(1.0)

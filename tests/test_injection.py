@@ -9,7 +9,7 @@ import pytest
 
 from surge_dataset import SurgeData
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 from surge_dataset.llm import Judge, make_llm
 from surge_dataset.llm.prompts import (
     PROMPTS,
@@ -81,8 +81,9 @@ def test_an_obeyed_injection_is_flagged_in_the_diagnostics_and_the_report(sample
     outputs = {}
     with ScriptedOpenAIServer(responder=obeying) as server:
         for name, folder in (("clean", clean), ("attacked", attacked)):
-            outputs[name] = evaluate_run(data, folder, tmp_path / f"{name}.json", config, judge_factory=lambda: Judge(
-                make_llm("openai:obedient", base_url=server.base_url, cache_dir=tmp_path / "cache")))
+            outputs[name] = evaluate_run(data, folder, tmp_path / f"{name}.json",
+                                         EvaluationSession(config, factories={"judge": lambda: Judge(
+                make_llm("openai:obedient", base_url=server.base_url, cache_dir=tmp_path / "cache"))}))
     attacked_0 = outputs["attacked"]["surveys"]["0"]
     assert attacked_0["cqs"] > outputs["clean"]["surveys"]["0"]["cqs"]  # the judge obeyed ...
     flags = [d for d in attacked_0["diagnostics"] if d["code"] == INJECTION_CODE]

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from surge_dataset import SurgeData
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 from surge_dataset.judging.agreement import compare, human_agreement, load_run
 from surge_dataset.llm import Judge, make_llm
 from tests.support.openai_server import ScriptedOpenAIServer
@@ -104,9 +104,9 @@ def test_rescoring_with_another_judge_prints_the_cost_first(sample_dataset, tmp_
         for system, surveys in (("full", data.surveys("test")), ("two", data.surveys("test")[:2])):
             passages = tmp_path / "passages" / system
             render_surveys(surveys, data.corpus, passages)
-            evaluate_run(data, passages, folder / f"{system}.json", EvaluationConfig(metrics=["sqs"], judge="openai:a"),
-                         judge_factory=lambda: Judge(make_llm("openai:a", base_url=first.base_url,
-                                                              cache_dir=tmp_path / "cache")))
+            evaluate_run(data, passages, folder / f"{system}.json",
+                         EvaluationSession(EvaluationConfig(metrics=["sqs"], judge="openai:a"), factories={"judge": lambda: Judge(make_llm("openai:a", base_url=first.base_url,
+                                                              cache_dir=tmp_path / "cache"))}))
     with ScriptedOpenAIServer(responder=lambda messages: "4") as second:
         common = ["judge-agreement", str(folder), "--rescore-judge", "openai:b", "--base-url", second.base_url,
                   "--cache-dir", str(tmp_path / "cache"), "--rescore-out", str(tmp_path / "run-b"), "--resamples", "50"]

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from surge_dataset import SurgeData
 from surge_dataset.cli.report import report as report_command
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run, journal_path
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run, journal_path
 from surge_dataset.llm import LLM, Judge, JudgeRequest
 from surge_dataset.llm.base import BackendSpec, Completion
 from surge_dataset.llm.judge import RELEASED_TEMPERATURE, REPEAT_TEMPERATURE
@@ -59,7 +59,8 @@ def rendered(sample_dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 def _run(data: SurgeData, rendered: Path, out: Path, backend: ByRepeat, cache: Path, **config_options):
     config = EvaluationConfig(metrics=["sqs", "cqs", "rel_llm", "kpr"], judge="openai:by-repeat", **config_options)
-    return config, evaluate_run(data, rendered, out, config, judge=Judge(LLM(backend, cache_dir=cache)))
+    return config, evaluate_run(data, rendered, out,
+                                EvaluationSession(config, judge=Judge(LLM(backend, cache_dir=cache))))
 
 
 def test_three_repeats_give_mean_and_sample_std(sample_dataset, rendered, tmp_path):
@@ -118,11 +119,12 @@ def test_released_style_samples_already_and_reuses_repeat_zero(sample_dataset, r
     data = SurgeData.open(sample_dataset)
     backend = ByRepeat()
     config = EvaluationConfig(metrics=["sqs"], judge="openai:by-repeat", judge_style="released")
-    evaluate_run(data, rendered, tmp_path / "one.json", config, judge=Judge(LLM(backend, cache_dir=tmp_path / "cache")))
+    evaluate_run(data, rendered, tmp_path / "one.json",
+                 EvaluationSession(config, judge=Judge(LLM(backend, cache_dir=tmp_path / "cache"))))
     once = len(backend.seen)
     config = EvaluationConfig(metrics=["sqs"], judge="openai:by-repeat", judge_style="released", judge_repeats=2)
-    results = evaluate_run(data, rendered, tmp_path / "two.json", config,
-                           judge=Judge(LLM(backend, cache_dir=tmp_path / "cache")))
+    results = evaluate_run(data, rendered, tmp_path / "two.json",
+                           EvaluationSession(config, judge=Judge(LLM(backend, cache_dir=tmp_path / "cache"))))
     assert len(backend.seen) == 2 * once  # only repeat 1 was sent
     assert {t for _, t, _, _ in backend.seen} == {RELEASED_TEMPERATURE}
     assert {record["sqs"] for record in results["surveys"].values()} == {2.5}  # answers 2, 3

@@ -63,7 +63,7 @@ def leaderboard_inputs(sample_dataset, tmp_path_factory) -> dict[str, Path]:
     """Four systems' results, details and surveys; ``passages/<stem>/`` is the --passages-root layout."""
     from surge_dataset import SurgeData
     from surge_dataset.data.render import render_surveys
-    from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+    from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 
     root = tmp_path_factory.mktemp("leaderboard")
     data = SurgeData.open(sample_dataset)
@@ -79,9 +79,11 @@ def leaderboard_inputs(sample_dataset, tmp_path_factory) -> dict[str, Path]:
         path.write_text(text.replace("\n# References", "\n" + PAYLOADS + "\n# References", 1), encoding="utf-8")
     accuracy = EvaluationConfig(metrics=["recall", "citation_accuracy"])
     for name in ("gt", "degraded", "evil"):
-        evaluate_run(data, passages / name, results / f"{name}.json", accuracy, nli=ScriptedNLI(),
+        evaluate_run(data, passages / name, results / f"{name}.json",
+                     EvaluationSession(accuracy, nli=ScriptedNLI()),
                      details_path=results / f"{name}.details.jsonl")
-    evaluate_run(data, passages / "gt", results / "paper.json", EvaluationConfig(metrics=["recall"], protocol="paper"))
+    evaluate_run(data, passages / "gt", results / "paper.json",
+                 EvaluationSession(EvaluationConfig(metrics=["recall"], protocol="paper")))
     evil = json.loads((results / "evil.json").read_text(encoding="utf-8"))
     evil["config"]["system"] = EVIL_NAME
     evil["surveys"]["0"]["recall"] = FORGED_RECALL
@@ -444,13 +446,15 @@ def test_an_objective_run_and_a_later_run_of_the_same_folder_are_one_row(leaderb
     """Two results files of one passage folder under the same settings (recall
     first, ROUGE/BLEU later) are one system, each column from the run that has it, as `surge report` merges them."""
     from surge_dataset import SurgeData
-    from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+    from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 
     i = leaderboard_inputs
     data = SurgeData.open(i["data"])
     results = tmp_path / "results"
-    evaluate_run(data, i["passages"] / "gt", results / "first.json", EvaluationConfig(metrics=["recall"]))
-    evaluate_run(data, i["passages"] / "gt", results / "later.json", EvaluationConfig(metrics=["rouge_bleu"]))
+    evaluate_run(data, i["passages"] / "gt", results / "first.json",
+                 EvaluationSession(EvaluationConfig(metrics=["recall"])))
+    evaluate_run(data, i["passages"] / "gt", results / "later.json",
+                 EvaluationSession(EvaluationConfig(metrics=["rouge_bleu"])))
     build_space([results / "first.json", results / "later.json"], tmp_path / "space", data=i["data"], resamples=200)
     systems = _read(tmp_path / "space", "systems")
     assert list(systems["system"]) == ["first"]

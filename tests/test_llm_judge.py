@@ -19,6 +19,7 @@ from surge_dataset.cli import app
 from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import (
     EvaluationConfig,
+    EvaluationSession,
     evaluate_run,
     journal_path,
     parse_metrics,
@@ -211,7 +212,7 @@ def test_evaluate_run_with_a_server_judge(sample_dataset, rendered, tmp_path, mo
         def factory():
             return Judge(_llm(server, tmp_path / "cache", concurrency=8, timeout=SLACK))
 
-        results = evaluate_run(data, rendered, out, config, judge_factory=factory)
+        results = evaluate_run(data, rendered, out, EvaluationSession(config, factories={"judge": factory}))
         sent = len(server.requests)
         assert results["config"]["judge"] == "openai:judge-model"
         assert results["config"]["prompts_version"] == PROMPTS_VERSION
@@ -228,7 +229,7 @@ def test_evaluate_run_with_a_server_judge(sample_dataset, rendered, tmp_path, mo
 
         # A fresh run (journal removed) is answered from the cache: the server sees nothing new.
         journal_path(out).unlink()
-        again = evaluate_run(data, rendered, out, config, judge_factory=factory)
+        again = evaluate_run(data, rendered, out, EvaluationSession(config, factories={"judge": factory}))
         assert len(server.requests) == sent
         assert again["surveys"] == results["surveys"]
         assert again["judge"]["llm"]["cache_hits"] == again["judge"]["llm"]["requested"]
@@ -288,7 +289,7 @@ def test_transport_failures_are_retried_on_the_next_run(sample_dataset, rendered
         def factory():
             return Judge(_llm(server, tmp_path / "cache", concurrency=4, max_retries=1, timeout=SLACK))
 
-        first = evaluate_run(data, rendered, out, config, judge_factory=factory)
+        first = evaluate_run(data, rendered, out, EvaluationSession(config, factories={"judge": factory}))
         failed = [i for i, r in first["surveys"].items() if r["sqs"] is None]
         assert failed, "the sample GT outlines mention Message Passing"
         for i in failed:
@@ -298,6 +299,6 @@ def test_transport_failures_are_retried_on_the_next_run(sample_dataset, rendered
         sent = len(server.requests)
 
         down["on"] = False
-        second = evaluate_run(data, rendered, out, config, judge_factory=factory)
+        second = evaluate_run(data, rendered, out, EvaluationSession(config, factories={"judge": factory}))
         assert len(server.requests) == sent + len(failed)  # only the failed surveys' request is sent again
         assert all(r["sqs"] == 2.0 and "sqs_failed" not in r["counts"] for r in second["surveys"].values())

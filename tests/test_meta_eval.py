@@ -112,7 +112,7 @@ def test_meta_eval_takes_the_quiz_like_any_metric(sample_dataset, tmp_path, monk
     first and it agrees too (tau 1, where ranking it higher-first gave -1)."""
     from surge_dataset import SurgeData
     from surge_dataset.data.render import render_surveys
-    from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+    from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
     from surge_dataset.llm import Judge, make_llm
     from surge_dataset.testing.quiz import TextReader
     from tests.support.openai_server import ScriptedOpenAIServer
@@ -133,7 +133,7 @@ def test_meta_eval_takes_the_quiz_like_any_metric(sample_dataset, tmp_path, monk
         judge = Judge(make_llm("openai:reader", base_url=server.base_url, cache_dir=tmp_path / "cache"))
         for name in ("gt", "degraded"):
             evaluate_run(data, tmp_path / name, tmp_path / f"{name}.json",
-                         EvaluationConfig(metrics=["quiz"], judge="openai:reader"), judge=judge)
+                         EvaluationSession(EvaluationConfig(metrics=["quiz"], judge="openai:reader"), judge=judge))
             files.append(f"{'GT' if name == 'gt' else 'D'}={tmp_path / f'{name}.json'}")
     degraded = json.loads((tmp_path / "degraded.json").read_text())["surveys"]
     assert all(degraded[i]["quiz"] < 1.0 for i in ("0", "1", "2"))

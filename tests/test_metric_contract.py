@@ -25,8 +25,9 @@ import pytest
 from surge_dataset import SurgeData
 from surge_dataset.data.render import render_survey
 from surge_dataset.evaluation import EvaluationConfig, PreparedSurvey, get_metric, prepare_text, registry
-from surge_dataset.evaluation.metric import Metric, ModelSet
-from surge_dataset.evaluation.models import build_models
+from surge_dataset.evaluation.metric import Metric
+from surge_dataset.evaluation.runner import prefetch_all
+from surge_dataset.evaluation.session import EvaluationSession
 from surge_dataset.llm.judge import JudgeOutcome
 from surge_dataset.publish.modules import module_folders_by_metric
 
@@ -106,10 +107,10 @@ class ScriptedJudge:
         return outcomes
 
 
-def fake_models(metric: Metric, config: EvaluationConfig) -> ModelSet:
-    given = {"nli": ConstantNLI(), "encoder": BagOfWordsEncoder(), "judge": ScriptedJudge(),
-             "ner": CapitalisedWordsNER()}
-    return build_models(set(metric.active_needs(config)) - {"corpus"}, given, {})
+def fake_session(config: EvaluationConfig) -> EvaluationSession:
+    """A run of ``config`` with the fakes as its models (each built only where a selected metric needs it)."""
+    return EvaluationSession(config, nli=ConstantNLI(), encoder=BagOfWordsEncoder(), judge=ScriptedJudge(),
+                             ner=CapitalisedWordsNER())
 
 
 @pytest.fixture(scope="module")
@@ -169,13 +170,13 @@ def test_metric_writes_exactly_its_declared_keys(name: str, settings: dict[str, 
                                                  prepared_sample: list[PreparedSurvey]) -> None:
     metric = get_metric(name)
     config = EvaluationConfig(metrics=[name], **settings)
-    models = fake_models(metric, config)
+    session = fake_session(config)
     declared = [*metric.keys, *metric.extra_keys(config)]
     assert len(set(declared)) == len(declared), f"{name} declares a key twice: {declared}"
-    metric.prefetch(prepared_sample, models, config)
+    prefetch_all(prepared_sample, session)  # the runner's prefetch: one batch per model, then staged metrics
     seen: dict[str, list[float]] = defaultdict(list)
     for survey in prepared_sample:
-        output = metric.score(survey, models, config)
+        output = metric.score(survey, session.answers.for_metric(name, survey.survey_id), config)
         assert sorted(output.values) == sorted(declared), f"survey {survey.survey_id}"
         for key, value in output.values.items():
             assert value is None or (isinstance(value, float) and math.isfinite(value)), (key, value)

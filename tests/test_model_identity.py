@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 from surge_dataset.models.identity import judge_identity, locate_model, model_identity, weights_fingerprint
 
 runner = CliRunner()
@@ -115,7 +115,7 @@ def test_old_results_naming_a_local_folder_are_renamed_when_submitted(sample_dat
     data = SurgeData.open(sample_dataset)
     render_surveys(data.surveys("test"), data.corpus, tmp_path / "passages")
     config = EvaluationConfig(metrics=["recall"], embedding_model=str(minilm_path))
-    results = evaluate_run(data, tmp_path / "passages", tmp_path / "old.json", config)
+    results = evaluate_run(data, tmp_path / "passages", tmp_path / "old.json", EvaluationSession(config))
     results["config"].update(embedding_model=str(minilm_path), passages=str(tmp_path / "passages"))
     results["config"].pop("models")
     (tmp_path / "old.json").write_text(json.dumps(results), encoding="utf-8")
@@ -143,7 +143,8 @@ def run_from_elsewhere(sample_dataset, tmp_path, monkeypatch) -> tuple[Path, lis
     monkeypatch.chdir(project)
     paths = []
     for name in ("a", "b"):
-        evaluate_run(data, Path("outputs") / name, Path("results") / f"{name}.json", EvaluationConfig(metrics=["recall"]))
+        evaluate_run(data, Path("outputs") / name, Path("results") / f"{name}.json",
+                     EvaluationSession(EvaluationConfig(metrics=["recall"])))
         paths.append(project / "results" / f"{name}.json")
     monkeypatch.chdir(tmp_path)
     return project, paths

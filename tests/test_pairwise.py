@@ -12,7 +12,7 @@ import pytest
 
 from surge_dataset import SurgeData
 from surge_dataset.data.render import render_survey, render_surveys
-from surge_dataset.evaluation import EvaluationConfig, compute, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, compute, evaluate_run
 from surge_dataset.llm import Judge, JudgeOutcome, make_llm
 from surge_dataset.scoring import judges
 from surge_dataset.scoring.pairwise import PAIRWISE_MAX_CHARS, parse_verdict, reconcile
@@ -129,14 +129,14 @@ def test_a_failing_server_is_retried_on_the_next_run_and_nothing_is_cached_wrong
         return HttpError(503) if down["on"] and a.startswith("#") and len(a) % 2 else Reply("[[C]]")
 
     with ScriptedOpenAIServer(responder=flaky) as server:
-        first = evaluate_run(data, passages, tmp_path / "r.json", config,
-                             judge_factory=lambda: _judge(server, tmp_path / "cache"))
+        first = evaluate_run(data, passages, tmp_path / "r.json",
+                             EvaluationSession(config, factories={"judge": lambda: _judge(server, tmp_path / "cache")}))
         failed = [i for i, r in first["surveys"].items() if r["pairwise_gt"] is None]
         assert failed and all(first["surveys"][i]["counts"]["pairwise_gt_failed"] >= 1 for i in failed)
         sent = len(server.requests)
         down["on"] = False
-        second = evaluate_run(data, passages, tmp_path / "r.json", config,
-                              judge_factory=lambda: _judge(server, tmp_path / "cache"))
+        second = evaluate_run(data, passages, tmp_path / "r.json",
+                              EvaluationSession(config, factories={"judge": lambda: _judge(server, tmp_path / "cache")}))
         retried = len(server.requests) - sent
         assert 0 < retried <= 2 * len(failed)  # only the failed requests are sent again (bounded)
     assert all(r["pairwise_gt"] == 0.5 and "pairwise_gt_failed" not in r["counts"] for r in second["surveys"].values())

@@ -19,7 +19,7 @@ from surge_dataset.core.errors import SettingError
 from surge_dataset.core.vocabulary import QUIZ_ANSWERS
 from surge_dataset.data.quiz_sets import read_quiz_file
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, compute, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, compute, evaluate_run
 from surge_dataset.evaluation.config import pin_settings
 from surge_dataset.llm import Judge, make_llm
 from surge_dataset.scoring.injection import INJECTION_CODE
@@ -57,7 +57,9 @@ def _run(data, folder, out, server, **settings):
     config = EvaluationConfig(metrics=["quiz"], judge="openai:reader", **settings)
     judge = Judge(make_llm("openai:reader", base_url=server.base_url, cache_dir=out.parent / "cache"),
                   max_tries=config.judge_max_tries)
-    return evaluate_run(data, folder, out, config, judge=judge, details_path=out.with_suffix(".details.jsonl"))
+    return evaluate_run(data, folder, out,
+                        EvaluationSession(config, judge=judge),
+                        details_path=out.with_suffix(".details.jsonl"))
 
 
 def test_done_when_surge_evaluate_scores_a_folder_through_a_local_server(data, gt_folder, tmp_path):

@@ -18,7 +18,7 @@ from surge_dataset.core.vocabulary import EXISTS, NOT_FOUND
 from surge_dataset.evaluation import EvaluationConfig, RunOptions, compute
 from surge_dataset.evaluation.metrics.reference_existence import label_surveys
 from surge_dataset.evaluation.prepare import prepare_text
-from surge_dataset.references import lookup_session
+from surge_dataset.references import LookupSession
 from surge_dataset.references.base import AnswerError, QueryRejected
 from surge_dataset.references.chain import ChainOptions, ReferenceChain, web_service
 from surge_dataset.references.markup import plain_title
@@ -80,14 +80,13 @@ def test_every_real_paper_is_found_and_every_fabricated_title_rejected(sample_da
         config = EvaluationConfig(metrics=["reference_existence"], bib_services=",".join(WEB), protocol=protocol)
         run = RunOptions(bib_base_url=server.base_url_options(), bib_rate_limit=FAST, bib_max_retries=0,
                          cache_dir=tmp_path / "labels")
-        with lookup_session(run, environ={}):
-            label_surveys([survey], config)
+        labelled = label_surveys([survey], config, LookupSession(run, environ={}))[survey.survey_id]
         assert server.unmatched == []  # every request the chain sent has a recorded answer
     counts = result["counts"][0]
     assert {k: counts[k] for k in ("refs_in_corpus", "refs_exists", "refs_not_found", "refs_unchecked")} == {
         "refs_in_corpus": 0, "refs_exists": 18, "refs_not_found": 6, "refs_unchecked": 0}
     assert result["reference_existence"] == pytest.approx(18 / 24)
-    labels = {n: evidence for n, (evidence, _, _) in survey.reference_labels.items()}
+    labels = {n: evidence for n, (evidence, _, _) in labelled.items()}
     assert sorted(labels) == list(range(1, 25))
     for number, (title, service) in enumerate(REFERENCES, 1):
         evidence = labels[number]
@@ -110,12 +109,12 @@ def test_under_official_the_whole_title_is_searched_where_the_released_pattern_c
     assert 18 not in survey.parsed.references and 23 not in survey.parsed.references
     with ReplayServer() as server:
         config = EvaluationConfig(metrics=["reference_existence"], bib_services=",".join(WEB))
-        with lookup_session(RunOptions(bib_base_url=server.base_url_options(), bib_rate_limit=FAST,
-                                       bib_max_retries=0, cache_dir=tmp_path), environ={}):
-            label_surveys([survey], config)
+        lookups = LookupSession(RunOptions(bib_base_url=server.base_url_options(), bib_rate_limit=FAST,
+                                           bib_max_retries=0, cache_dir=tmp_path), environ={})
+        labelled = label_surveys([survey], config, lookups)[survey.survey_id]
         asked = {s.params.get("query") for s in server.served if s.service == "semanticscholar"}
     assert "Convalescent-anti-sars-cov-2-plasma/immune-globulin" in asked and "immune-globulin" not in asked
-    whole = {n: w for n, (_, _, w) in survey.reference_labels.items()}
+    whole = {n: w for n, (_, _, w) in labelled.items()}
     assert (whole[4].cut, whole[4].protocol_title) == (True, "immune-globulin")
     assert (whole[18].title, whole[18].protocol_title) == ("WIDe-angle GEocoronal Telescope (WIDGET)", None)
     assert not whole[1].cut and whole[1].title == REFERENCES[0][0]

@@ -28,7 +28,7 @@ from surge_dataset import SurgeData
 from surge_dataset.core.errors import OutputFolderError
 from surge_dataset.core.vocabulary import OFFICIAL, PAPER
 from surge_dataset.data.render import render_surveys
-from surge_dataset.evaluation import EvaluationConfig, evaluate_run
+from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run
 from surge_dataset.leaderboard.submission import (
     LIMITS,
     MAX_SURVEY_FILE_BYTES,
@@ -76,7 +76,8 @@ def _surge_app() -> typer.Typer:
 
 def _evaluate(data: SurgeData, passages: Path, out: Path, protocol: str = OFFICIAL, details: Path | None = None):
     config = EvaluationConfig(metrics=["recall", "citation_accuracy"], protocol=protocol)
-    return evaluate_run(data, passages, out, config, nli=ConstantNLI(), details_path=details)
+    return evaluate_run(data, passages, out,
+                        EvaluationSession(config, nli=ConstantNLI()), details_path=details)
 
 
 @pytest.fixture(scope="module")

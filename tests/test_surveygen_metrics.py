@@ -174,12 +174,13 @@ def test_sim_on_markdown_against_a_gt_record():
 def test_evaluate_run_surveygen_metrics_on_gt_as_generated(sample_dataset, tmp_path):
     from surge_dataset import SurgeData
     from surge_dataset.data.render import render_surveys
-    from surge_dataset.evaluation import EvaluationConfig, evaluate_run, parse_metrics
+    from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, evaluate_run, parse_metrics
 
     data = SurgeData.open(sample_dataset)
     render_surveys(data.surveys("test"), data.corpus, tmp_path / "gt")
     config = EvaluationConfig(metrics=parse_metrics("surveygen"), protocol="paper")
-    results = evaluate_run(data, tmp_path / "gt", tmp_path / "r.json", config, encoder=BagOfWords())
+    results = evaluate_run(data, tmp_path / "gt", tmp_path / "r.json",
+                           EvaluationSession(config, encoder=BagOfWords()))
     for record in results["surveys"].values():
         assert record["cite_precision"] == record["cite_recall"] == record["cite_f1"] == 1.0
         assert record["structure_overlap"] == 1.0 and record["sim"] > 0.95

@@ -75,31 +75,31 @@ def evaluate(
             evaluate_dry_run(dataset, passages, config, per_1k=parse_price(price_per_1k), base_url=run.base_url,
                              cache_dir=run.cache_dir)
         return
+    from surge_dataset.evaluation.session import EvaluationSession
     from surge_dataset.models.availability import hub_offline
 
-    with hub_offline(hub == "unreachable"):  # every Hub model is cached: read it, never wait on the Hub
-        results = run_with_progress(dataset, passages, out, config, run, details, processes)
+    # every Hub model is cached: read it, never wait on the Hub
+    with hub_offline(hub == "unreachable"), EvaluationSession(config, run, data=dataset, processes=processes) as session:
+        results = run_with_progress(dataset, passages, out, session, details)
     if results is None:  # another process of the launch: the main one writes the results and prints
         return
-    raise typer.Exit(print_results(results, config, out, details=details, quiet=quiet, strict=strict))
+    raise typer.Exit(print_results(results, session.config, out, details=details, quiet=quiet, strict=strict))
 
 
-def run_with_progress(dataset: Any, passages: Path, out: Path, config: EvaluationConfig, run: RunOptions,
-                      details: Path | None, processes: Any = None) -> dict[str, Any] | None:
-    """:func:`~surge_dataset.evaluation.evaluate_run` under a progress bar on stderr (None: not the main
-    process of an ``accelerate launch``)."""
+def run_with_progress(dataset: Any, passages: Path, out: Path, session: Any, details: Path | None
+                      ) -> dict[str, Any] | None:
+    """:func:`~surge_dataset.evaluation.evaluate_run` of ``session`` (an ``EvaluationSession``) under a progress bar
+    on stderr (None: not the main process of an ``accelerate launch``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from surge_dataset.evaluation import evaluate_run
-    from surge_dataset.evaluation.models import model_factories
 
-    factories = model_factories(config, run, device=processes.device_for(config.device) if processes else None)
+    processes = session.processes
     with Progress(TextColumn("[bold]evaluating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True, disable=processes is not None and not processes.is_main) as progress:
         task = progress.add_task("surveys", total=None)
         return evaluate_run(
-            dataset, passages, out, config, **{f"{kind}_factory": f for kind, f in factories.items()},
-            details_path=details, run=run, processes=processes,
+            dataset, passages, out, session, details_path=details,
             on_survey_done=lambda _id, finished, total: progress.update(task, completed=finished, total=total),
         )
 

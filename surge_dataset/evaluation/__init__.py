@@ -6,6 +6,9 @@
 * :mod:`.config`   :class:`EvaluationConfig` and ``--metrics`` parsing;
 * :mod:`.prepare`  passage discovery, reading, parsing and citation resolution;
 * :mod:`.models`   the run's models, prefetched once per kind;
+* :mod:`.session`  :class:`EvaluationSession`: the one owner of a run (settings, run options, models, answers,
+  bibliographic look-ups), built by every way of scoring;
+* :mod:`.answers`  what a metric scores from: the answers to the model inputs it requested, nothing else;
 * :mod:`.runner`   ``evaluate_run`` (``surge evaluate``): journal, results, aggregation;
 * :mod:`.schema`   the one schema of a results file and of ``--details`` records (pydantic);
 * :mod:`.fingerprints`  what a run scored, by content: each survey file's sha256 and the run's;
@@ -40,6 +43,7 @@ from surge_dataset.evaluation.metric import Metric, MetricOutput, ModelSet, Requ
 from surge_dataset.evaluation.run_options import RunOptions
 
 if TYPE_CHECKING:
+    from surge_dataset.evaluation.answers import Answers, UnrequestedInputError
     from surge_dataset.evaluation.fingerprints import survey_fingerprints
     from surge_dataset.evaluation.models import PrefetchedEncoder, PrefetchedNLI, judge_report
     from surge_dataset.evaluation.prepare import (
@@ -52,6 +56,7 @@ if TYPE_CHECKING:
         survey_counts,
     )
     from surge_dataset.evaluation.runner import evaluate_run, journal_path, score_survey
+    from surge_dataset.evaluation.session import EvaluationSession
 
 #: Names imported on first use (``surge --help`` and the config-only commands need none of them): the
 #: run, the raw-input API and the models pull in pyarrow, the corpus and the parsers.
@@ -61,6 +66,8 @@ _LAZY = {
                      "resolve_citations", "survey_counts"), "prepare"),
     **dict.fromkeys(("evaluate_run", "journal_path", "score_survey"), "runner"),
     "survey_fingerprints": "fingerprints",
+    "EvaluationSession": "session",
+    **dict.fromkeys(("Answers", "UnrequestedInputError"), "answers"),
 }
 
 __all__ = [
@@ -69,7 +76,9 @@ __all__ = [
     "DEFAULT_NLI_MODEL",
     "DTYPES",
     "PROTOCOLS",
+    "Answers",
     "EvaluationConfig",
+    "EvaluationSession",
     "Metric",
     "MetricOutput",
     "ModelSet",
@@ -98,6 +107,7 @@ __all__ = [
     "skipped_without_judge",
     "survey_counts",
     "survey_fingerprints",
+    "UnrequestedInputError",
     "unregister",
 ]
 

@@ -19,13 +19,7 @@ from typing import Any
 from surge_dataset.core.records import Survey
 from surge_dataset.core.settings import keyword_parameters, split_keywords
 from surge_dataset.core.vocabulary import parse_list
-from surge_dataset.evaluation.config import (
-    EvaluationConfig,
-    pin_settings,
-    result_keys,
-    selected_metrics,
-)
-from surge_dataset.evaluation.metric import needed_models
+from surge_dataset.evaluation.config import EvaluationConfig, result_keys, selected_metrics
 from surge_dataset.evaluation.run_options import RunOptions
 
 __all__ = ["NOT_KEYWORDS", "compute", "gt_survey", "inputs_description"]
@@ -81,9 +75,7 @@ def compute(
     values per prediction), ``counts`` and ``diagnostics`` (one list per prediction), ``average_counts``.
     """
     from surge_dataset.data.dataset import SurgeData
-    from surge_dataset.evaluation.models import build_models, model_factories
-    from surge_dataset.evaluation.prepare import prepare_text
-    from surge_dataset.evaluation.runner import average, prefetch_all, score_survey
+    from surge_dataset.evaluation.session import EvaluationSession
 
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references: one of each per survey")
@@ -96,7 +88,19 @@ def compute(
         with SurgeData.open(data) as opened:  # opened here, so closed here: no file left to the garbage collector
             return compute(metrics, predictions, references, data=opened, judge=judge, nli=nli, encoder=encoder,
                            ner=ner, **settings)
-    config = pin_settings(config, data)
+    run = RunOptions(**run_settings)
+    given_judge = None if isinstance(judge, str) else judge
+    with EvaluationSession(config, run, data=data, nli=nli, encoder=encoder, judge=given_judge, ner=ner) as session:
+        return _scored(session, predictions, references)
+
+
+def _scored(session: Any, predictions: Sequence[str], references: Sequence[Any]) -> dict[str, Any]:
+    """``compute``'s result: the predictions prepared, prefetched and scored in ``session`` (one engine with
+    ``surge evaluate``: :func:`~.runner.prefetch_all`, :func:`~.runner.score_survey`)."""
+    from surge_dataset.evaluation.prepare import prepare_text
+    from surge_dataset.evaluation.runner import average, prefetch_all, score_survey
+
+    config, data = session.config, session.data
     chosen = selected_metrics(config)
     corpus_needed = [m.name for m in chosen if "corpus" in m.active_needs(config)]
     if corpus_needed and data is None:
@@ -105,12 +109,8 @@ def compute(
     corpus = data.corpus if data is not None else None
     prepared = [prepare_text(text, gt_survey(ref, data), corpus, config.protocol, survey_id=i)
                 for i, (text, ref) in enumerate(zip(predictions, references, strict=True))]
-    run = RunOptions(**run_settings)
-    factories = model_factories(config, run)
-    given = {"nli": nli, "encoder": encoder, "judge": None if isinstance(judge, str) else judge, "ner": ner}
-    models = build_models(needed_models(chosen, config) if prepared else set(), given, factories)
-    prefetch_all(prepared, models, config, run)
-    records = [score_survey(p, config, models)["result"] for p in prepared]
+    prefetch_all(prepared, session)
+    records = [score_survey(p, session)["result"] for p in prepared]
     means, counted = average({str(i): r for i, r in enumerate(records)}, config)
     keys = result_keys(config)
     return {

@@ -2,7 +2,8 @@
 
 The runner (:mod:`.runner`) knows no metric by name. It asks every selected metric what model
 inputs it will need for the whole run (:meth:`Metric.requests`), scores them once per model kind,
-then asks each metric to :meth:`Metric.score` each survey from the prefetched outputs. Adding a
+then asks each metric to :meth:`Metric.score` each survey from the answers to those inputs
+(:class:`~.answers.Answers`: the calls of the models, serving only what the metric requested). Adding a
 metric is one file in ``surge_dataset/evaluation/metrics/`` (found automatically) or a third-party
 package exposing it in the ``surge.metrics`` entry-point group, plus its ``metrics/<name>/`` folder
 for ``evaluate`` (see docs/architecture.md).
@@ -10,7 +11,7 @@ for ``evaluate`` (see docs/architecture.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -77,10 +78,11 @@ class ModelSet:
     ner: EntityExtractor | None = None
 
     def prefetch(self, requests: Requests) -> None:
-        """Score every request of the run once per model kind (de-duplicated, length-sorted, cached).
+        """Score every request once per model kind (de-duplicated, length-sorted, cached).
 
-        The run's NLI and encoder are prefetching wrappers (``evaluation/models.py``); a bare model handed in
-        directly has no ``prefetch`` and is asked when a metric scores.
+        The run's NLI and encoder are prefetching wrappers (``evaluation/models.py``); a model without ``prefetch``
+        is not asked here. The runner prefetches through :class:`~.answers.RunAnswers` instead, which keeps every
+        answer by input; this is what a staged metric's ``prefetch`` calls on the models it is handed.
         """
         if requests.nli and self.nli is not None:
             _prefetch(self.nli, requests.nli)
@@ -165,12 +167,21 @@ class Metric:
         """Model inputs :meth:`score` will ask for (default: none)."""
         return Requests()
 
-    def prefetch(self, surveys: Sequence[PreparedSurvey], models: ModelSet, config: EvaluationConfig) -> None:
-        """Score the run's model inputs ahead of :meth:`score`; override for inputs asked in stages."""
+    def prefetch(self, surveys: Sequence[PreparedSurvey], models: ModelSet, config: EvaluationConfig
+                 ) -> Mapping[int, Any] | None:
+        """Ask the models ahead of :meth:`score`; override for inputs asked in stages (a later stage's inputs
+        depend on an earlier stage's answers).
+
+        An override asks ``models`` (:class:`~.answers.StagedModels`: the run's models, whatever it asks recorded
+        as what its answers may serve, and ``models.lookups``, the run's bibliographic look-ups) and may return
+        survey id -> what :meth:`score` reads as ``answers.prefetched`` for that survey. The runner never calls
+        this default: it prefetches every metric's :meth:`requests` of the run together.
+        """
         requests = Requests()
         for survey in surveys:
             requests.extend(self.requests(survey, config))
         models.prefetch(requests)
+        return None
 
     def estimate_requests(
         self, surveys: Sequence[PreparedSurvey], config: EvaluationConfig
@@ -183,7 +194,10 @@ class Metric:
             return asked, f"{self.name} asks in stages and gives no estimate: only its first requests are counted"
         return asked, None
 
-    def score(self, survey: PreparedSurvey, models: ModelSet, config: EvaluationConfig) -> MetricOutput:
+    def score(self, survey: PreparedSurvey, models: Any, config: EvaluationConfig) -> MetricOutput:
+        """One survey's output from ``models``: the read-only answers (:class:`~.answers.Answers`) to what this
+        metric requested, with the models' calls (``models.nli.logits``, ``models.encoder.encode``,
+        ``models.judge.run``, ``models.ner.entities``); asking anything else raises."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

@@ -17,7 +17,7 @@ from surge_dataset.core.vocabulary import MODEL_KINDS
 from surge_dataset.evaluation.metric import ModelSet
 from surge_dataset.evaluation.run_options import RunOptions
 
-__all__ = ["MODEL_OPTIONS", "LazyModel", "PrefetchedEncoder", "PrefetchedNLI", "build_models", "is_built", "judge_report",
+__all__ = ["MODEL_OPTIONS", "LazyModel", "Prefetched", "PrefetchedEncoder", "PrefetchedNLI", "build_models", "is_built", "judge_report",
            "model_factories", "model_needs", "unwrap"]
 
 
@@ -50,8 +50,9 @@ def is_built(model: Any) -> bool:
     return model is not None and (not isinstance(model, LazyModel) or model.built)
 
 
-class _Prefetched:
-    """Computes every input of a run in one de-duplicated call, then serves rows from memory."""
+class Prefetched:
+    """Computes every input of a run in one de-duplicated call and keeps the rows (the run's answers read them,
+    :mod:`.answers`; a metric never asks this wrapper while it scores)."""
 
     def __init__(self, compute: Any, width: int = 0):
         self.unsharded_compute = compute
@@ -69,12 +70,16 @@ class _Prefetched:
             for item, row in zip(todo, np.asarray(self._compute(todo)), strict=True):
                 self._memo[item] = row
 
+    def stored(self, items: Sequence[Any]) -> list[np.ndarray]:
+        """The kept row of each of ``items`` (all prefetched), not copied."""
+        return [self._memo[item] for item in items]
+
     def _rows(self, items: Sequence[Any]) -> np.ndarray:
         self.prefetch(items)
         return np.stack([self._memo[i] for i in items]) if items else np.zeros((0, self._width))
 
 
-class PrefetchedNLI(_Prefetched):
+class PrefetchedNLI(Prefetched):
     """NLI logits for all (first, second) pairs of a run."""
 
     def __init__(self, backend: Any):
@@ -85,7 +90,7 @@ class PrefetchedNLI(_Prefetched):
         return self._rows(pairs)
 
 
-class PrefetchedEncoder(_Prefetched):
+class PrefetchedEncoder(Prefetched):
     """Embeddings for all the texts a run's embedding metrics encode."""
 
     def __init__(self, backend: Any):
@@ -118,7 +123,7 @@ def build_models(
                 raise ValueError(f"the selected metrics need a {kind} model: pass {kind}= or {kind}_factory=")
             model = LazyModel(factory)
         wrap = _WRAPPERS.get(kind)
-        models[kind] = wrap(model) if wrap is not None and not isinstance(model, _Prefetched) else model
+        models[kind] = wrap(model) if wrap is not None and not isinstance(model, Prefetched) else model
     return ModelSet(**models)
 
 

@@ -40,8 +40,6 @@ class PreparedSurvey:
     read_diagnostics: list[Diagnostic]
     gt_titles: list[str] = field(default_factory=list)  # corpus titles of GT all_cites (SurveyGen's R_H)
     corpus: Corpus | None = field(default=None, repr=False, compare=False)  # what resolved the references
-    #: reference number -> its existence label and evidence, filled by reference_existence's prefetch
-    reference_labels: dict[int, Any] | None = field(default=None, repr=False, compare=False)
     #: the survey's Markdown as read (what richness counts tables, figures and code blocks in)
     text: str = field(default="", repr=False, compare=False)
 

@@ -21,16 +21,15 @@ from surge_dataset.data.filters import SurveyFilter, split_entries
 from surge_dataset.evaluation.config import (
     EvaluationConfig,
     judge_settings,
-    pin_settings,
     record_models,
     recorded_settings,
     result_keys,
     selected_metrics,
 )
 from surge_dataset.evaluation.fingerprints import run_fingerprint, survey_fingerprints
-from surge_dataset.evaluation.metric import Metric, ModelSet, Requests, needed_models
-from surge_dataset.evaluation.models import build_models, is_built, judge_report, unwrap
-from surge_dataset.evaluation.parallel import ProcessGroup, shared_model_pass
+from surge_dataset.evaluation.metric import Metric, Requests
+from surge_dataset.evaluation.models import judge_report, unwrap
+from surge_dataset.evaluation.parallel import shared_model_pass
 from surge_dataset.evaluation.passages import recorded_passages
 from surge_dataset.evaluation.prepare import (
     PreparedSurvey,
@@ -40,8 +39,8 @@ from surge_dataset.evaluation.prepare import (
     survey_counts,
 )
 from surge_dataset.evaluation.results import check_results
-from surge_dataset.evaluation.run_options import RunOptions
 from surge_dataset.evaluation.schema import WrittenResults
+from surge_dataset.evaluation.session import EvaluationSession
 from surge_dataset.evaluation.summary import (
     average_results,
     averaging_notes,
@@ -49,41 +48,45 @@ from surge_dataset.evaluation.summary import (
     released_zero_keys,
 )
 
-__all__ = ["evaluate_run", "journal_path", "prefetch_all", "prepare_folder", "resolution_details", "score_survey"]
+__all__ = ["evaluate_run", "is_staged", "journal_path", "prefetch_all", "prepare_folder", "resolution_details",
+           "score_survey"]
 
 
-def _check_judge(metrics: Sequence[Metric], config: EvaluationConfig, judge: Any) -> None:
-    wanting = [m.name for m in metrics if "judge" in m.active_needs(config)]
-    if wanting and not config.judge and judge is None:
-        raise ValueError(f"metrics {wanting} need a judge (config.judge)")
+def is_staged(metric: Metric) -> bool:
+    """Whether ``metric`` asks its models in stages (its own ``prefetch``) rather than by its ``requests``."""
+    return type(metric).prefetch is not Metric.prefetch
 
 
-def prefetch_all(
-    surveys: Sequence[PreparedSurvey], models: ModelSet, config: EvaluationConfig, run: RunOptions | None = None
-) -> dict[str, Any] | None:
+def prefetch_all(surveys: Sequence[PreparedSurvey], session: EvaluationSession) -> dict[str, Any] | None:
     """Every model input of the run, before any survey is scored: one batch per model kind.
 
-    The metrics' :meth:`~.metric.Metric.requests` of all surveys go to each model in one call (one
-    length sort, one concurrent round for a judge server); metrics that ask in stages (their own
-    ``prefetch``) run after. ``run``: the run options bibliographic look-ups use (``reference_existence``);
-    returns what those did (``results["references"]``), None when nothing was looked up.
+    The metrics' :meth:`~.metric.Metric.requests` of all surveys go to each model in one call (one length sort,
+    one concurrent round for a judge server) and are recorded as what each metric may read
+    (:class:`~.answers.RunAnswers`); metrics that ask in stages (their own ``prefetch``) run after, with the
+    session's bibliographic look-ups. Returns what those look-ups did (``results["references"]``), None when
+    nothing was looked up.
     """
     if not surveys:
         return None
-    from surge_dataset.references import lookup_session
-
+    ids = [survey.survey_id for survey in surveys]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"surveys to score share an id ({sorted({i for i in ids if ids.count(i) > 1})}): "
+                         "each survey's answers are found by its id")
+    config, answers = session.config, session.answers
     metrics = selected_metrics(config)
-    staged = [m for m in metrics if type(m).prefetch is not Metric.prefetch]
     combined = Requests()
     for metric in metrics:
-        if metric not in staged:
+        if not is_staged(metric):
             for survey in surveys:
-                combined.extend(metric.requests(survey, config))
-    models.prefetch(combined)
-    with lookup_session(run) as session:
-        for metric in staged:
-            metric.prefetch(surveys, models, config)
-    return session.report()
+                asked = metric.requests(survey, config)
+                answers.request(metric.name, survey.survey_id, asked)
+                combined.extend(asked)
+    answers.prefetch(combined)
+    for metric in metrics:
+        if is_staged(metric):
+            answers.hand_over(metric.name, metric.prefetch(surveys, answers.staged(metric.name, session.lookups),
+                                                           config))
+    return session.lookups.report()
 
 
 def prepare_folder(
@@ -104,16 +107,19 @@ def prepare_folder(
     return prepared, failures, excluded
 
 
-def score_survey(
-    prepared: PreparedSurvey, config: EvaluationConfig, models: ModelSet, *, with_details: bool = False
-) -> dict[str, Any]:
-    """All requested metrics of one prepared survey -> the result record written to the journal."""
+def score_survey(prepared: PreparedSurvey, session: EvaluationSession, *, with_details: bool = False) -> dict[str, Any]:
+    """All requested metrics of one prepared survey -> the result record written to the journal.
+
+    Each metric scores from its read-only answers (:meth:`~.answers.RunAnswers.for_metric`), after
+    :func:`prefetch_all`: what it did not request is an error, never computed here.
+    """
+    config = session.config
     result: dict[str, Any] = {}
     counts: dict[str, int] = {}
     diagnostics = [*prepared.read_diagnostics, *prepared.parsed.diagnostics]
     details: list[dict[str, Any]] = []
     for metric in selected_metrics(config):
-        output = metric.score(prepared, models, config)
+        output = metric.score(prepared, session.answers.for_metric(metric.name, prepared.survey_id), config)
         values = dict(output.values)
         if config.aggregate == RELEASED and metric.released_zero:
             undefined = [k for k, v in values.items() if v is None]
@@ -188,35 +194,35 @@ def evaluate_run(
     data: SurgeData,
     passage_dir: str | Path,
     out: str | Path,
-    config: EvaluationConfig,
+    session: EvaluationSession | EvaluationConfig,
     *,
-    nli: Any = None,
-    encoder: Any = None,
-    nli_factory: Callable[[], Any] | None = None,
-    encoder_factory: Callable[[], Any] | None = None,
-    judge: Any = None,
-    judge_factory: Callable[[], Any] | None = None,
-    ner: Any = None,
-    ner_factory: Callable[[], Any] | None = None,
     details_path: str | Path | None = None,
     on_survey_done: Callable[[int, int, int], None] | None = None,
-    run: RunOptions | None = None,
-    processes: ProcessGroup | None = None,
+    **models: Any,
 ) -> dict[str, Any] | None:
     """Evaluate every survey in ``passage_dir`` and write ``out`` atomically; returns the results dict.
 
-    Models are created (the ``*_factory`` callables) only if a requested metric needs them and some
-    survey still has to be scored. ``on_survey_done(survey_id, done, total)`` is called after each
-    survey is journaled (progress bars; tests interrupt a run from it). ``run``: the run options the
-    bibliographic look-ups use (base URLs, rate limits, timeouts, cache folder; defaults without).
-    ``processes``: the launch this process is one of (:func:`~.parallel.process_group`): the NLI and encoder
-    work is split between the processes, then the main process finishes the run and returns the results;
-    the others return None (:mod:`.parallel`).
+    ``session`` (:class:`~.session.EvaluationSession`) is the run's engine: its settings (pinned against
+    ``data``), run options, models (built only if a requested metric needs them and some survey still has to be
+    scored), bibliographic look-ups and, under ``accelerate launch``, its process group: the NLI and encoder work
+    is then split between the processes, the main process finishes the run and returns the results, the others
+    return None (:mod:`.parallel`). ``on_survey_done(survey_id, done, total)`` is called after each survey is
+    journaled (progress bars; tests interrupt a run from it).
+
+    The older form, an :class:`~.config.EvaluationConfig` with models by keyword (``nli=``, ``encoder=``,
+    ``judge=``, ``ner=``), runs in a session made of them here and closed after.
     """
+    if isinstance(session, EvaluationConfig):
+        with EvaluationSession(session, **models) as own:
+            return evaluate_run(data, passage_dir, out, own, details_path=details_path, on_survey_done=on_survey_done)
+    if models:
+        raise TypeError(f"evaluate_run() takes its models from the session, not {sorted(models)}: "
+                        "EvaluationSession(config, nli=..., ...)")
     out = Path(out)
-    config = pin_settings(config, data)  # e.g. the quiz set's fingerprint: in the key and the results
+    config = session.pin(data)  # e.g. the quiz set's fingerprint: in the key and the results
     metrics = selected_metrics(config)
-    _check_judge(metrics, config, judge)
+    session.check_judge()
+    processes = session.processes
     key = config.key(data.fingerprint)
     journal = JsonlJournal(journal_path(out))
     # under accelerate launch the main process alone reads the journal (it alone writes it; another machine may not
@@ -229,24 +235,15 @@ def evaluate_run(
     prepared, failures, excluded = prepare_folder(data, passage_dir, config, skip=skip)
     if processes is not None:  # a disagreement is an error on every process, never a hang in a later collective
         processes.check_same([p.survey_id for p in prepared], "surveys to score")
-    models = ModelSet()
-    lookups = None
-    if prepared:
-        models = build_models(
-            needed_models(metrics, config),
-            {"nli": nli, "encoder": encoder, "judge": judge, "ner": ner},
-            {"nli": nli_factory, "encoder": encoder_factory, "judge": judge_factory, "ner": ner_factory},
-        )
-        if processes is not None:
-            shared_model_pass(prepared, models, config, processes, metrics)
+        if prepared:
+            shared_model_pass(prepared, session.models, config, processes, metrics)
     model_work = processes.shares() if processes is not None else None  # every process, even with nothing to do
     if processes is not None and not processes.is_main:
         return None
-    if prepared:
-        lookups = prefetch_all(prepared, models, config, run)
+    lookups = prefetch_all(prepared, session)
     total = len(finished) + len(prepared)
     for p in prepared:
-        scored = score_survey(p, config, models, with_details=details_path is not None)
+        scored = score_survey(p, session, with_details=details_path is not None)
         record = {"survey_id": p.survey_id, "config_key": key, "path": str(p.path), **scored,
                   "with_details": details_path is not None}  # a later --details run rescores the others
         journal.append(record)
@@ -285,15 +282,13 @@ def evaluate_run(
                                "run": run_fingerprint(scored, data.fingerprint, config.key_settings())}
     results["averaging"] = averaging_notes(surveys, results["failures"], excluded, config, topics=topics,
                                            topics_name=topics_name)
-    if config.judge:  # read off the judge that ran, never building one for it
-        live = models.judge if is_built(models.judge) else judge
+    live = session.live_judge()  # the judge that ran, never built for this
+    if config.judge:
         results["config"]["judge_settings"] = judge_settings(config, unwrap(live))
     if lookups is not None:  # what the bibliographic services did in this invocation (no secrets)
         results["references"] = lookups
-    if is_built(models.judge):
-        results["judge"] = judge_report(models.judge)
-    elif judge is not None:
-        results["judge"] = judge_report(judge)
+    if live is not None:
+        results["judge"] = judge_report(live)
     record_models(results)  # every model by name and weights fingerprint, never a local path
     if details_path is not None:
         lines = [json.dumps(d, ensure_ascii=False) for i in sorted(finished) if i not in left_out for d in finished[i].get("details", [])]

@@ -3,9 +3,9 @@
 The Inspect scorers are thin: each hands the sample's Markdown and survey id to :meth:`SurveyScoring.score`,
 which is ``compute(metric, [markdown], [survey_id], data=..., **settings)``, the engine of
 ``surge evaluate``; so a sample's value is the per-survey value ``surge evaluate`` writes for the same
-Markdown (``tests/test_inspect_task.py`` checks it). The local models (NLI, embedder, NER) are built once per
-task, on first use, and shared by every sample; scoring with them holds one lock (the scorers run in
-worker threads). A judged metric (SQS, CQS, ...) asks an Inspect model, the ``grader`` role when the
+Markdown (``tests/test_inspect_task.py`` checks it). The task's :class:`~surge_dataset.evaluation.EvaluationSession`
+pins the settings once and builds the local models (NLI, embedder, NER) on first use, shared by every sample;
+scoring with them holds one lock (the scorers run in worker threads). A judged metric (SQS, CQS, ...) asks an Inspect model, the ``grader`` role when the
 eval binds one, through :class:`InspectChatBackend`: the judge's sync calls are sent back to the eval's
 event loop (``anyio.from_thread``), so the scorer must run :meth:`SurveyScoring.score` with
 ``anyio.to_thread.run_sync``. Nothing here imports ``inspect_ai`` at module import.
@@ -22,8 +22,9 @@ from surge_dataset.core.errors import error_text
 from surge_dataset.core.vocabulary import ENCODER, JUDGE, NER, NLI
 from surge_dataset.evaluation.catalogue import get_metric
 from surge_dataset.evaluation.compute import compute
-from surge_dataset.evaluation.config import EvaluationConfig, parse_metrics, pin_settings
-from surge_dataset.evaluation.models import LazyModel, model_factories
+from surge_dataset.evaluation.config import EvaluationConfig, parse_metrics
+from surge_dataset.evaluation.models import LazyModel
+from surge_dataset.evaluation.session import EvaluationSession
 from surge_dataset.llm.base import BackendSpec, Completion, Conversation, GenerationSettings, LLMStats
 
 __all__ = ["LOCAL_MODELS", "InspectChatBackend", "SurveyScoring", "inspect_judge"]
@@ -58,9 +59,10 @@ class SurveyScoring:
         self.settings = settings
         chosen = parse_metrics(metrics, judge=True) if metrics else None
         config = EvaluationConfig.from_options(**({"metrics": chosen} if chosen else {}), **settings)
-        self.config = pin_settings(config, data)  # the quiz set's fingerprint, checked once, before any sample
-        factories = model_factories(self.config)
-        self.models = {kind: LazyModel(_once(factories[kind])) for kind in LOCAL_MODELS}
+        # pinned once (the quiz set's fingerprint, checked before any sample); its factories build the local models
+        self.session = EvaluationSession(config, data=data)
+        self.config = self.session.config
+        self.models = {kind: LazyModel(_once(self.session.factories[kind])) for kind in LOCAL_MODELS}
         self._lock = threading.Lock()
 
     @property

@@ -61,15 +61,14 @@ def rescore(plans: Sequence[Rescoring], out: str | Path, *, run: Any) -> list[Pa
     """Score every system again into ``OUT/<system>.json`` (resumable: the journal and the answer cache)."""
     from surge_dataset.data.dataset import SurgeData
     from surge_dataset.evaluation import evaluate_run
-    from surge_dataset.evaluation.models import model_factories
+    from surge_dataset.evaluation.session import EvaluationSession
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for plan in plans:
         path = folder / f"{Path(plan.system).name}.json"
-        factories = model_factories(plan.config, run)
-        evaluate_run(SurgeData.open(plan.data), plan.passages, path, plan.config, judge_factory=factories["judge"],
-                     run=run)
+        with SurgeData.open(plan.data) as data, EvaluationSession(plan.config, run, data=data) as session:
+            evaluate_run(data, plan.passages, path, session)
         written.append(path)
     return written

@@ -378,8 +378,8 @@ def _rescored(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any
     from surge_dataset.core.errors import SurgeError
     from surge_dataset.core.io import JsonlJournal
     from surge_dataset.evaluation import evaluate_run
-    from surge_dataset.evaluation.models import model_factories
     from surge_dataset.evaluation.run_options import RunOptions
+    from surge_dataset.evaluation.session import EvaluationSession
     from surge_dataset.leaderboard.rescore_store import rescore_key
     from surge_dataset.leaderboard.submission_rules import strip_local_paths
 
@@ -394,11 +394,10 @@ def _rescored(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any
         if stored is not None:
             return stored
     try:
-        with tempfile.TemporaryDirectory(prefix="surge-verify-") as tmp:
-            redone = evaluate_run(data, passages, Path(tmp) / "results.json", run_config,
-                                  details_path=Path(tmp) / "details.jsonl",
-                                  **{f"{kind}_factory": _kept(loaded, kind, run_config, make) for kind, make in
-                                     model_factories(run_config, RunOptions(cache_dir=cache_dir)).items()})
+        with (tempfile.TemporaryDirectory(prefix="surge-verify-") as tmp,
+              EvaluationSession(run_config, RunOptions(cache_dir=cache_dir), data=data, shared_models=loaded) as session):
+            redone = evaluate_run(data, passages, Path(tmp) / "results.json", session,
+                                  details_path=Path(tmp) / "details.jsonl")
             details = JsonlJournal(Path(tmp) / "details.jsonl").read()  # the re-run's own, complete file
     except SurgeError as exc:  # a model that does not load, an unreadable folder: said, not a failed build
         why = strip_local_paths(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)[:300]
@@ -412,21 +411,3 @@ def _rescored(data: Any, passages: Path, run_config: Any, runnable: Sequence[Any
     if store is not None and key is not None and covers is not None:
         store.put(key, covers, rescored)
     return rescored
-
-
-#: Model kind -> the config fields that say which model is built, and how (the key of a loaded model).
-_MODEL_KEYS = {"nli": ("nli_model", "dtype", "device"), "encoder": ("embedding_model", "embedding_dtype", "device"),
-               "ner": ("ner_model", "device")}
-
-
-def _kept(loaded: dict[tuple[str, ...], Any] | None, kind: str, run_config: Any, make: Any) -> Any:
-    """``make``, building each model at most once per ``loaded`` (the same name, precision and device)."""
-    if loaded is None or kind not in _MODEL_KEYS:
-        return make
-    key = (kind, *(str(getattr(run_config, field)) for field in _MODEL_KEYS[kind]))
-
-    def build() -> Any:
-        if key not in loaded:
-            loaded[key] = make()
-        return loaded[key]
-    return build

@@ -26,9 +26,7 @@ from surge_dataset.references.chain import (
     ChainOptions,
     LookupSession,
     ReferenceChain,
-    current_session,
     is_offline,
-    lookup_session,
     parse_services,
 )
 from surge_dataset.references.labels import Evidence, label_reference, published_after
@@ -42,10 +40,8 @@ __all__ = [
     "MissingExtraError",
     "ReferenceChain",
     "SourceAnswer",
-    "current_session",
     "is_offline",
     "label_reference",
-    "lookup_session",
     "match_score",
     "parse_services",
     "published_after",

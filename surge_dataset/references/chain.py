@@ -9,17 +9,15 @@ flight at a time under its rate limit. Every answer a source gives (not its fail
 (source, base URL, title): a rerun asks nothing. Offline (``SURGE_OFFLINE=1``) or with no services, the web
 is not asked; the corpus and SurveyGen's local references still answer, and the metric says so.
 
-Run options (base URLs, rate limits, timeouts: ``RunOptions``) reach the metric through
-:func:`lookup_session`, which the runner opens around its prefetching; without one the defaults apply.
+Run options (base URLs, rate limits, timeouts: ``RunOptions``) reach the metric through a
+:class:`LookupSession`, which the run's ``EvaluationSession`` opens, hands to the metric's prefetch and closes.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,8 +38,8 @@ from surge_dataset.references.base import (
 from surge_dataset.references.labels import best_candidate
 from surge_dataset.references.registry import BIB_SERVICES, source_names, web_service
 
-__all__ = ["CACHE_NAME", "OFFLINE_ENV", "ChainOptions", "LookupSession", "ReferenceChain", "current_session",
-           "is_offline", "lookup_session", "parse_assignments", "parse_services", "web_service"]
+__all__ = ["CACHE_NAME", "OFFLINE_ENV", "ChainOptions", "LookupSession", "ReferenceChain", "is_offline",
+           "parse_assignments", "parse_services", "web_service"]
 
 #: ``<cache dir>/<CACHE_NAME>.sqlite`` holds every answer.
 CACHE_NAME = "references"
@@ -285,7 +283,10 @@ class ReferenceChain:
 
 
 class LookupSession:
-    """The bibliographic lookups of one run: its run options and the chain built from them (one per options)."""
+    """The bibliographic lookups of one run: its run options and the chain built from them (one per options).
+
+    Opened and closed by the run's ``EvaluationSession``; a metric gets it in its prefetch, never from a global.
+    """
 
     def __init__(self, run: Any = None, environ: Mapping[str, str] | None = None) -> None:
         self.run = run
@@ -303,21 +304,7 @@ class LookupSession:
         used = [chain for chain in self._chains.values() if chain.stats or chain.skipped]
         return used[-1].report() if used else None
 
-
-_SESSION: ContextVar[LookupSession | None] = ContextVar("surge_reference_lookups", default=None)
-
-
-@contextmanager
-def lookup_session(run: Any = None, environ: Mapping[str, str] | None = None) -> Iterator[LookupSession]:
-    """Make ``run`` (a ``RunOptions``) the options of every lookup in this block; yields the session."""
-    session = LookupSession(run, environ)
-    token = _SESSION.set(session)
-    try:
-        yield session
-    finally:
-        _SESSION.reset(token)
-
-
-def current_session() -> LookupSession:
-    """The session :func:`lookup_session` opened, else a fresh one with the default run options."""
-    return _SESSION.get() or LookupSession()
+    def close(self) -> None:
+        """Close the answer cache of every chain (its file is not left open to the garbage collector)."""
+        for chain in self._chains.values():
+            chain.cache.close()

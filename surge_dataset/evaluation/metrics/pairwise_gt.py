@@ -63,7 +63,19 @@ class PairwiseGT(Metric):
         return ("pairwise_gt_std",) if config.judge_repeats > 1 else ()
 
     def prefetch(self, surveys, models, config):
-        pairwise.ask_verdicts(models.judge, self.estimate_requests(surveys, config)[0])
+        """Both orders of every survey (each repeat) in one round; hands each survey's reconciled results over."""
+        asked = self.estimate_requests(surveys, config)[0]
+        verdicts = dict(zip(asked, pairwise.ask_verdicts(models.judge, asked), strict=True))
+        handed = {}
+        for survey in surveys:
+            results = []
+            for repeat in repeats(config):
+                requests = _requests(survey, repeat)
+                if requests:
+                    forward, backward = (verdicts[r] for r in requests)
+                    results.append((repeat, pairwise.reconcile(forward, backward)))
+            handed[survey.survey_id] = results
+        return handed
 
     def estimate_requests(self, surveys, config):
         return [r for repeat in repeats(config) for survey in surveys for r in _requests(survey, repeat)], None
@@ -78,11 +90,7 @@ class PairwiseGT(Metric):
             return MetricOutput(values, counts={"pairwise_gt_judged": 0, "pairwise_gt_missing": 0},
                                 diagnostics=[diagnostic("empty_survey", "empty generated survey: pairwise_gt = 0 "
                                                         "(a loss), not asked")])
-        results = []
-        for repeat in repeats(config):
-            forward, backward = pairwise.ask_verdicts(models.judge, _requests(survey, repeat))
-            results.append((repeat, pairwise.reconcile(forward, backward)))
-        return self._output(results, inputs[3] + injection_diagnostics(self.name, [inputs[1]]), config)
+        return self._output(models.prefetched, inputs[3] + injection_diagnostics(self.name, [inputs[1]]), config)
 
     def _output(self, results: list[tuple[int | None, pairwise.PairResult]], notes: list[Diagnostic],
                 config: Any) -> MetricOutput:

@@ -3,8 +3,8 @@
 Each entry of the reference list gets one label from the resolver chain (``surge_dataset/references/``):
 ``in_corpus``, ``exists``, ``not_found`` or ``unchecked``; the value is (in_corpus + exists) / (in_corpus +
 exists + not_found), ``unchecked`` entries (a service failed) being left out rather than counted fabricated.
-The prefetch asks each source once for the whole run (every distinct title the corpus lacks); ``score`` only
-reads the labels.
+The prefetch asks each source once for the whole run (every distinct title the corpus lacks), through the run's
+look-up session, and hands each survey's labels over; ``score`` only reads them.
 
 Titles are read whole under every protocol (:func:`~surge_dataset.survey.whole_titles.whole_reference_titles`):
 ``--protocol official`` reproduces the released evaluator's title pattern for SurGE's own metrics, which cuts a
@@ -37,12 +37,11 @@ __all__ = ["ReferenceExistence", "entry_titles", "label_surveys"]
 SHOWN = 3
 
 
-def _options(config: Any) -> Any:
+def _options(config: Any, lookups: Any) -> Any:
     from surge_dataset.evaluation.run_options import RunOptions
-    from surge_dataset.references import ChainOptions, current_session
+    from surge_dataset.references import ChainOptions
 
-    session = current_session()
-    return session, ChainOptions.from_settings(config, session.run or RunOptions(), session.environ)
+    return ChainOptions.from_settings(config, lookups.run or RunOptions(), lookups.environ)
 
 
 def entry_titles(survey: Any) -> dict[int, Any]:
@@ -58,12 +57,13 @@ def entry_titles(survey: Any) -> dict[int, Any]:
     return {n: (w, resolved.get(n)) for n, w in sorted(whole.items())}
 
 
-def label_surveys(surveys: Any, config: Any) -> None:
-    """Label every reference entry of ``surveys`` (``survey.reference_labels``), asking each source once per title."""
+def label_surveys(surveys: Any, config: Any, lookups: Any) -> dict[int, dict[int, Any]]:
+    """Survey id -> reference number -> (evidence, published after the survey, whole title) of every reference entry
+    of ``surveys``, asking each source once per title through ``lookups`` (a ``references.LookupSession``)."""
     from surge_dataset.references import label_reference
 
-    session, options = _options(config)
-    chain = session.chain(options)
+    options = _options(config, lookups)
+    chain = lookups.chain(options)
     titles: dict[str, str] = {}
     entries = {id(survey): entry_titles(survey) for survey in surveys}
     for survey in surveys:
@@ -78,13 +78,15 @@ def label_surveys(surveys: Any, config: Any) -> None:
         answers = chain.lookup(titles, corpus)
     fuzzy = sorted({e.doc_id for e in _fuzzy_in_corpus(answers, titles, options.threshold)})
     papers = {p.doc_id: p for p in corpus.get(fuzzy) if p is not None} if corpus is not None and fuzzy else {}
+    labelled = {}
     for survey in surveys:
         labels = {}
         for number, (whole, doc_id) in entries[id(survey)].items():
             evidence = label_reference(whole.title, doc_id, answers.get(normalise_title(whole.title), []),
                                        options.threshold)
             labels[number] = (evidence, _after_survey(evidence, survey, papers), whole)
-        survey.reference_labels = labels
+        labelled[survey.survey_id] = labels
+    return labelled
 
 
 def _fuzzy_in_corpus(answers: dict[str, list[Any]], titles: dict[str, str], threshold: float) -> list[Any]:
@@ -128,16 +130,16 @@ class ReferenceExistence(Metric):
     )
 
     def prefetch(self, surveys, models, config):
-        """Every unresolved title of the run, once per source (``references.chain``)."""
-        label_surveys(surveys, config)
+        """Every unresolved title of the run, once per source (``references.chain``): each survey's labels."""
+        if models.lookups is None:
+            raise ValueError("reference_existence looks titles up through the run's look-up session: none was given")
+        return label_surveys(surveys, config, models.lookups)
 
     def estimate_requests(self, surveys, config):
         return [], None  # no judge question: the services' requests are not LLM calls
 
     def score(self, survey, models, config):
-        if survey.reference_labels is None:
-            label_surveys([survey], config)
-        labels = survey.reference_labels or {}
+        labels = models.prefetched
         counts = Counter(evidence.label for evidence, _, _ in labels.values())
         checked = counts[IN_CORPUS] + counts[EXISTS] + counts[NOT_FOUND]
         value = (counts[IN_CORPUS] + counts[EXISTS]) / checked if checked else None
