@@ -17,7 +17,7 @@ from typing import Any
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic
 
-from .answers import LABEL_RE, clean_section_text, head, tail
+from .answer_cleaning import LABEL_RE, clean_section_text, head, tail
 from .baseline_generator import BaselineGenerator
 from .lexical import TfIdf, paper_text
 from .outlines import to_draft_sections

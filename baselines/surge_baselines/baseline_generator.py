@@ -10,7 +10,7 @@ from surge_dataset.core.records import Paper
 from surge_dataset.generation import Generator, label_of
 from surge_dataset.generation.inputs import paper_lines
 
-from .answers import clean_section_text
+from .answer_cleaning import clean_section_text
 from .lexical import TfIdf, top_matches
 from .outlines import OutlineItem, heuristic_outline, outline_text, parse_outline, walk_outline
 from .prompts import BASELINE_PROMPTS_VERSION

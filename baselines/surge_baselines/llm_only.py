@@ -17,7 +17,7 @@ from typing import Any
 from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic
 
-from .answers import split_references
+from .answer_cleaning import split_references
 from .baseline_generator import BaselineGenerator
 from .lexical import TfIdf, paper_text
 from .outlines import heuristic_outline, parse_outline, to_draft_sections, usable_title

@@ -16,7 +16,7 @@ from surge_dataset.core.records import Paper
 from surge_dataset.generation import DraftSection, is_references_title
 from surge_dataset.survey.headings import atx_heading
 
-from .answers import clean_section_text, split_references
+from .answer_cleaning import clean_section_text, split_references
 from .lexical import TfIdf, cluster_name, cluster_papers
 
 __all__ = [

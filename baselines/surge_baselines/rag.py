@@ -16,7 +16,7 @@ from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, DraftSection, Topic
 from surge_dataset.generation.inputs import paper_lines
 
-from .answers import clean_section_text
+from .answer_cleaning import clean_section_text
 from .baseline_generator import BaselineGenerator
 from .outlines import parse_markdown_sections
 from .reranking import Reranks

@@ -19,7 +19,7 @@ from surge_dataset.core.records import Paper
 from surge_dataset.generation import Draft, Topic
 from surge_dataset.generation.inputs import paper_lines
 
-from .answers import clean_section_text, tail
+from .answer_cleaning import clean_section_text, tail
 from .baseline_generator import BaselineGenerator
 from .lexical import TfIdf, paper_text, top_matches
 from .outlines import OutlineItem, heuristic_outline, parse_outline, to_draft_sections, usable_title

@@ -8,6 +8,7 @@ outputs (one batch per model kind for the whole run, cached on disk) -> per-surv
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Container, Sequence
 from pathlib import Path
 from typing import Any
@@ -210,9 +211,12 @@ def evaluate_run(
     journaled (progress bars; tests interrupt a run from it).
 
     The older form, an :class:`~.config.EvaluationConfig` with models by keyword (``nli=``, ``encoder=``,
-    ``judge=``, ``ner=``), runs in a session made of them here and closed after.
+    ``judge=``, ``ner=``), still runs (scripts written against it, the parity tests with the released evaluator)
+    in a session made of them here and closed after, with a :class:`DeprecationWarning`.
     """
     if isinstance(session, EvaluationConfig):
+        warnings.warn("evaluate_run(data, passages, out, config, nli=..., ...) is deprecated: pass "
+                      "EvaluationSession(config, nli=..., ...) as the fourth argument", DeprecationWarning, stacklevel=2)
         with EvaluationSession(session, **models) as own:
             return evaluate_run(data, passage_dir, out, own, details_path=details_path, on_survey_done=on_survey_done)
     if models:
@@ -220,23 +224,17 @@ def evaluate_run(
                         "EvaluationSession(config, nli=..., ...)")
     out = Path(out)
     config = session.pin(data)  # e.g. the quiz set's fingerprint: in the key and the results
-    metrics = selected_metrics(config)
     session.check_judge()
-    processes = session.processes
     key = config.key(data.fingerprint)
     journal = JsonlJournal(journal_path(out))
-    # under accelerate launch the main process alone reads the journal (it alone writes it; another machine may not
-    # see it) and tells the others which surveys are finished
-    reads_journal = processes is None or processes.is_main
-    finished = {rec["survey_id"]: rec for rec in (journal.read() if reads_journal else [])
-                if rec.get("config_key") == key and not _retry_on_rerun(rec)
-                and (details_path is None or rec.get("with_details", bool(rec.get("details"))))}
+    finished = _finished_records(journal, key, session, with_details=details_path is not None)
+    processes = session.processes
     skip = set(finished) if processes is None else set(processes.from_main(sorted(finished)))
     prepared, failures, excluded = prepare_folder(data, passage_dir, config, skip=skip)
     if processes is not None:  # a disagreement is an error on every process, never a hang in a later collective
         processes.check_same([p.survey_id for p in prepared], "surveys to score")
         if prepared:
-            shared_model_pass(prepared, session.models, config, processes, metrics)
+            shared_model_pass(prepared, session.models, config, processes, selected_metrics(config))
     model_work = processes.shares() if processes is not None else None  # every process, even with nothing to do
     if processes is not None and not processes.is_main:
         return None
@@ -253,10 +251,48 @@ def evaluate_run(
 
     # the journal may hold surveys a filter now excludes (filters are not in its key): they are not reported
     left_out = {e["survey_id"] for e in excluded}
-    surveys = {str(i): finished[i]["result"] for i in sorted(finished) if i not in left_out}
+    kept = {i: finished[i] for i in sorted(finished) if i not in left_out}
+    results = _results_record(data, passage_dir, out, session, kept, failures, excluded, model_work=model_work)
+    if lookups is not None:  # what the bibliographic services did in this invocation (no secrets)
+        results["references"] = lookups
+    record_models(results)  # every model by name and weights fingerprint, never a local path
+    if details_path is not None:
+        lines = [json.dumps(d, ensure_ascii=False) for record in kept.values() for d in record.get("details", [])]
+        atomic_write_text(details_path, "\n".join(lines) + ("\n" if lines else ""))
+    # checked as every reader will check it, before it exists: a field the schema does not declare is a bug here,
+    # never a file that a reader later refuses
+    check_results(out, results, WrittenResults)
+    atomic_write_json(out, results)
+    return results
+
+
+def _finished_records(journal: JsonlJournal, key: str, session: EvaluationSession, *, with_details: bool
+                      ) -> dict[int, dict[str, Any]]:
+    """The journal's surveys scored under this run's key (and with details when the run writes them).
+
+    Under accelerate launch the main process alone reads the journal (it alone writes it; another machine may not
+    see it) and tells the others which surveys are finished.
+    """
+    processes = session.processes
+    if processes is not None and not processes.is_main:
+        return {}
+    return {rec["survey_id"]: rec for rec in journal.read()
+            if rec.get("config_key") == key and not _retry_on_rerun(rec)
+            and (not with_details or rec.get("with_details", bool(rec.get("details"))))}
+
+
+def _results_record(
+    data: SurgeData, passage_dir: str | Path, out: Path, session: EvaluationSession,
+    finished: dict[int, dict[str, Any]], failures: list[dict[str, Any]], excluded: list[dict[str, Any]],
+    *, model_work: Any,
+) -> dict[str, Any]:
+    """The results file of a run (before its look-ups and models are recorded): settings, per-survey scores,
+    means, failures, what the means are over and the content fingerprints."""
+    config, processes = session.config, session.processes
+    surveys = {str(i): record["result"] for i, record in finished.items()}
     failed_folders = len({f["survey_id"] for f in failures if f["survey_id"] is not None} - set(finished))
     means, counted = average(surveys, config, failed_folders)
-    results = {
+    results: dict[str, Any] = {
         "config": {
             **recorded_settings(config),  # model settings only of the kinds a selected metric used
             "data": str(data.path),
@@ -285,16 +321,6 @@ def evaluate_run(
     live = session.live_judge()  # the judge that ran, never built for this
     if config.judge:
         results["config"]["judge_settings"] = judge_settings(config, unwrap(live))
-    if lookups is not None:  # what the bibliographic services did in this invocation (no secrets)
-        results["references"] = lookups
     if live is not None:
         results["judge"] = judge_report(live)
-    record_models(results)  # every model by name and weights fingerprint, never a local path
-    if details_path is not None:
-        lines = [json.dumps(d, ensure_ascii=False) for i in sorted(finished) if i not in left_out for d in finished[i].get("details", [])]
-        atomic_write_text(details_path, "\n".join(lines) + ("\n" if lines else ""))
-    # checked as every reader will check it, before it exists: a field the schema does not declare is a bug here,
-    # never a file that a reader later refuses
-    check_results(out, results, WrittenResults)
-    atomic_write_json(out, results)
     return results
