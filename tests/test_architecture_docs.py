@@ -30,8 +30,8 @@ def _examples() -> list[tuple[str, str]]:
 
 def test_the_doc_has_the_extension_points():
     assert [s for s, _ in _examples()] == ["Add a metric", "Add a metric", "Add a command", "Add a data source",
-                                          "Add a service client", "Add a generator", "Add a retrieval index",
-                                          "Add a judge backend"]
+                                          "Add a service client", "Add an import format", "Add a generator",
+                                          "Add a retrieval index", "Add a re-ranker", "Add a judge backend"]
 
 
 def test_where_a_new_thing_goes_is_answered_for_each_kind():
@@ -39,10 +39,12 @@ def test_where_a_new_thing_goes_is_answered_for_each_kind():
     text = DOC.read_text(encoding="utf-8")
     table = text.split("## Where does a new X go", 1)[1].split("\n## ", 1)[0]
     rows = {line.split("|")[1].strip(): line for line in table.splitlines() if line.startswith("| ") and "---" not in line}
-    for kind in ("metric", "setting", "command", "data source", "service client", "baseline"):
+    for kind in ("metric", "setting", "command", "data source", "service client", "import format", "baseline",
+                 "re-ranker", "index kind", "judge / LLM backend"):
         assert kind in rows, kind
         anchor = re.search(r"\(#([\w-]+)\)", rows[kind])
-        assert anchor and re.search(rf"^### {anchor.group(1).replace('-', ' ')}$", text, re.M | re.I), kind
+        headings = {re.sub(r"\W+", "-", h.lower()).strip("-") for h in re.findall(r"^### (.+)$", text, re.M)}
+        assert anchor and anchor.group(1) in headings, kind
 
 
 def test_worked_examples_run_as_written(in_demo_folder, capsys):
@@ -54,11 +56,15 @@ def test_worked_examples_run_as_written(in_demo_folder, capsys):
     finally:
         from surge_dataset.evaluation import unregister
         from surge_dataset.generation import generator as registry
+        from surge_dataset.importers.registry import IMPORTERS
         from surge_dataset.llm.base import LLM_BACKENDS
+        from surge_dataset.retrieval.rerank import unregister_reranker
 
         unregister("heading_count")
         registry._REGISTRY.pop("echo_title", None)
         LLM_BACKENDS.unregister("always4")
+        IMPORTERS.unregister("agent_json")
+        unregister_reranker("word_overlap")
     printed = capsys.readouterr().out.splitlines()
     # the toy metric through compute(): 2 generated headings ("Intro", "Details") / survey 0's GT sections
     ratio = float(printed[0])
@@ -70,7 +76,11 @@ def test_worked_examples_run_as_written(in_demo_folder, capsys):
     assert printed[1] == repr(counts)  # the command
     assert printed[2] == "Attention on Graphs: A Survey 2"  # the data source, built and opened
     assert printed[3:5] == ["https://dblp.org/search/publ/api?q=Graph+Attention+Networks&format=json&h=5", "2018"]
-    assert printed[5].startswith("# ") and printed[-1] == "4.0"
+    assert printed[5] == "1 1 1"  # the import format: one citation, its entry found in the corpus, one file skipped
+    assert printed[6].startswith("# ")  # the generator
+    assert printed[7] == "['bm25', 'dense']"  # the index kinds
+    assert printed[8] == "[9, 7]"  # the re-ranker: the candidate sharing both words first
+    assert printed[-1] == "4.0"
 
 
 def _modules() -> list[str]:
