@@ -238,13 +238,31 @@ def test_natbib_dates_and_apalike_date_blocks_are_never_titles():
     assert find_arxiv_id(r"\textbf{\bibinfo{volume}{1301.3781}}") is None  # no "arXiv": a number, not an id
 
 
+def test_a_source_chip_is_one_titled_link_alone_in_parentheses(data, tmp_path):
+    """ChatGPT's ``([Title](url))`` cites its URL; a link with other words in its parenthesis, a bare link, a chip in
+    code and a chip whose text is a number (a linked number, read as one) are no source chips."""
+    report, text = _import(data, tmp_path, f"""# {SURVEY0}
+
+## Findings
+
+Depth helps ([WL test - Wikipedia](https://en.wikipedia.org/wiki/WL#:~:text=x)) ([Sampling
+  in GNNs](https://example.org/s)). See also (see [the docs](https://example.org/docs)) and
+[a page](https://example.org/page), `([code](https://example.org/c))`, ([2](https://example.org/two)).
+""")
+    assert "Depth helps [1] [2]. See also (see [the docs](https://example.org/docs)) and" in text
+    assert "[a page](https://example.org/page), `([code](https://example.org/c))`, ([3])." in text
+    assert text.endswith("# References\n\n[1] WL test - Wikipedia\n[2] Sampling in GNNs\n"
+                         "[3] https://example.org/two\n")
+    assert report.surveys[0]["citations"] == 3
+
+
 # ------------------------------------------------------------------------------------------ nothing else rewritten
 
 #: What the test takes for a citation mark, independently of the importer's rules: a bracketed group of numbers or of
 #: key-shaped words (``[3]``, ``[1, 2]``, ``[^4]``, ``[gao2023x]``, ``[@a; @b]``), and a linked number
-#: (``[[3]](url)``, ``[\[3\]](url)``).
+#: (``[[3]](url)``, ``[\[3\]](url)``), and a ChatGPT source chip, one link alone in parentheses (``([Title](url))``).
 _MARK_RE = re.compile(r"\[\s*(?:\\?\[\s*\d+\s*\\?\]\s*)+\]\([^()\s]*\)|\[\^?@?[\w:.#&+/\-]+(?:\s*[,;]\s*@?[\w:.#&+/\-]+)*\]"
-                      r"(?!\()")
+                      r"(?!\()|\(\s*\[[^\[\]]+\]\([^()\s]*\)\s*\)")
 
 
 #: A flattened superscript as a Gemini export writes it: digits straight after a sentence's mark that ends a word,

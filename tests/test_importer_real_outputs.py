@@ -45,6 +45,7 @@ HAND_COUNTS = {
     ("deepresearch", "onyx_auction", "markdown"): (24, 76, 15, 0),
     ("deepresearch", "costorm_place_names", "markdown"): (21, 83, 70, 0),
     ("deepresearch", "storm_zabadinostat", "storm"): (41, 38, 1, 0),
+    ("deepresearch", "openai_amd", "markdown"): (3, 38, 7, 0),
 }
 #: (system, survey) -> distinct cited numbers in the written survey, counted by hand (each README says how).
 HAND_DISTINCT = {
@@ -55,6 +56,7 @@ HAND_DISTINCT = {
     ("deepresearch", "onyx_auction"): 15,
     ("deepresearch", "costorm_place_names"): 64,
     ("deepresearch", "storm_zabadinostat"): 1,
+    ("deepresearch", "openai_amd"): 7,
 }
 #: Runs of at most three surveys (the sample dataset has survey ids 0-2): folder name under SOURCE -> survey.
 RUNS = [
@@ -69,6 +71,7 @@ RUNS = [
     ("deepresearchbench", "llmxmr", {"0": "claude37_auction", "1": "claude37_timing", "2": "deepfind_middle_class"}),
     ("deepresearch", "markdown", {"0": "gemini_cns3", "1": "onyx_auction", "2": "costorm_place_names"}),
     ("deepresearch", "storm", {"0": "storm_zabadinostat"}),
+    ("deepresearch", "markdown", {"0": "openai_amd"}),
 ]
 
 
@@ -315,3 +318,19 @@ def test_costorm_list_titles_with_a_bracketed_word_or_parentheses_in_the_url(dat
     text = (tmp_path / "out" / "0" / "survey.md").read_text(encoding="utf-8")
     assert "\n[1] Things and Strings: Improving Place Name Disambiguation from\n" in text
     assert "] Proof of identity (blockchain consensus) - Wikipedia\n" in text
+
+
+def test_openai_source_chips_cite_their_urls_titled_by_the_link_text(data, tmp_path):
+    """OpenAI Deep Research copied as Markdown: ``([Page title](url#:~:text=...))`` after a claim, the title maybe
+    over three indented lines; each chip is a citation of its URL (no list), the link text its title."""
+    source = _source(tmp_path, "deepresearch", {"0": "openai_amd"})
+    raw = (source / "0" / "report.md").read_text(encoding="utf-8")
+    assert "linked to AMD ([\n            Age-Related Macular Degeneration: Role of" in raw
+    record = import_outputs("markdown", source, data, tmp_path / "out").surveys[0]
+    text = (tmp_path / "out" / "0" / "survey.md").read_text(encoding="utf-8")
+    assert "are strongly linked to AMD [1]. These genetic" in text and "](http" not in text
+    assert "(heavy drinking is linked to higher AMD incidence [4])." in text  # a chip inside a parenthesis
+    assert "\n[1] Age-Related Macular Degeneration: Role of Oxidative Stress and Blood Vessels - PMC\n" in text
+    assert "\n[5] AREDS/AREDS2 Clinical Trials | National Eye Institute\n" in text  # one entry for 3 fragments
+    assert text.startswith("I'll research the causes of AMD")  # Deep Research's note before the report stays
+    assert record["lost"] == []

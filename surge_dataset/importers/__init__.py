@@ -50,9 +50,9 @@ reference pattern cannot read back (resolved or not), what was lost and why, and
 counts in each written file under each protocol, beside the importer's own count (the report's ``counting``
 says why they differ). No References section is written for a survey without an entry.
 
-Deep-research citation forms (linked numbers ``[[3]](url)``, ``<sup>``, Unicode and flattened superscripts) are
-read by :mod:`.marks`; an entry that is only an address gets its title by arXiv id or DOI, else its own words, else
-keeps its URL (:mod:`.links`).
+Deep-research citation forms (linked numbers ``[[3]](url)``, source chips ``([Title](url))``, ``<sup>``, Unicode and
+flattened superscripts) are read by :mod:`.marks`; an entry that is only an address gets its title by arXiv id or DOI,
+else its own words, else keeps its URL (:mod:`.links`).
 
 One module per job: :mod:`.records` (the records and formats), :mod:`.markdown` (reading a Markdown
 survey and its reference list), :mod:`.titles` (a reference entry's title), :mod:`.keys` (citations by

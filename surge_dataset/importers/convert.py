@@ -107,12 +107,12 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         return numbering.marks(keys)
 
     def linked(match: re.Match[str]) -> str:
-        numbers, url = links.found[int(match.group(1))]
+        numbers, url, title = links.found[int(match.group(1))]
         keys: list[str] = []
-        for n in numbers:  # the list's entry when it has one, else the link itself is the source
-            key = str(n) if str(n) in doc.references else "url:" + url
+        for n in numbers or [None]:  # the list's entry when it has one, else the link itself is the source
+            key = str(n) if n is not None and str(n) in doc.references else "url:" + url
             if key.startswith("url:"):
-                doc.references.setdefault(key, RefEntry(url, url))
+                doc.references.setdefault(key, RefEntry(title or url, url))
             keys.append(key)
         keys = list(dict.fromkeys(keys))
         stats["citations"] += len(keys)

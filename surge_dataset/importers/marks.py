@@ -4,6 +4,9 @@
   (OpenAI Deep Research's escaped links), ``[3](url)``: citation 3 of the numbered list when the survey has that
   entry, else a citation of the URL itself, which becomes the entry (the link is the source). A text fragment
   (``#:~:text=...``) is no part of the source's address and is dropped from the entry.
+* **Source chips** ``([Page title](url))``: a parenthesis that holds nothing but one link whose text is a title, as
+  a ChatGPT (OpenAI Deep Research) answer copied as Markdown writes each source (the title may run over lines). A
+  citation of the URL, which becomes the entry, titled by the link's text; the parentheses go with the mark.
 * ``<sup>3</sup>``, ``<sup>[1, 2]</sup>``: numeric citations, as ``[3]``.
 * Unicode superscripts (``studies¹²``, ``known¹˒³``): citations only where a numbered list holds every number
   (``m²`` after a unit is a power).
@@ -21,17 +24,21 @@ looked for only where the evaluator looks for citations (never in math or code).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from surge_dataset.survey.citations import CITATION_GROUP_RE, protected_spans, read_citation_group
 
-__all__ = ["FLAT_RE", "SUP_RE", "LinkMarks", "entry_url", "flat_numbers", "sup_numbers", "unicode_numbers"]
+__all__ = ["CHIP_RE", "FLAT_RE", "SUP_RE", "LinkMarks", "entry_url", "flat_numbers", "sup_numbers", "unicode_numbers"]
 
 _URL = r"<?[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*>?"
 _NUMBERED = r"\\?\[\s*\d{1,4}(?:\s*[,;]\s*\d{1,4})*\s*\\?\]"
 #: ``[[3]](url)``, ``[\[1\]](url)``, ``[[24][25]](url)``, ``[3](url)``, ``[1, 2](url)``; an optional link title.
 LINK_CITE_RE = re.compile(
     rf"\[\s*((?:{_NUMBERED}\s*)+|\d{{1,4}}(?:\s*[,;]\s*\d{{1,4}})*)\s*\]\(\s*({_URL})(?:\s+\"[^\"\n]*\")?\s*\)")
+#: ``([Page title](url))``: one link alone in parentheses, its text no number (a blank line ends a text).
+CHIP_RE = re.compile(rf"\(\s*\[((?:[^\[\]\n]|\n(?![ \t]*\n))+)\]\(\s*({_URL})\s*\)\s*\)")
 #: Any other inline link's text (kept as it is: a URL or a word in it is no citation key).
 _LINK_TEXT_RE = re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\](?=\()")
 #: The placeholder a linked citation becomes until the citation pass reads it (private characters no text holds).
@@ -93,9 +100,10 @@ def flat_numbers(text: str, match: re.Match[str], entries: int) -> list[int] | N
 @dataclass
 class LinkMarks:
     """Linked citations taken out of a text before the citation pass: each becomes ``\\x02i\\x03``, and ``found[i]``
-    holds its numbers and URL. Other links' texts are returned as spans the citation pass must leave alone."""
+    holds its numbers (none for a source chip), URL and link title (a chip's text, else empty). Other links' texts
+    are returned as spans the citation pass must leave alone."""
 
-    found: list[tuple[list[int], str]] = field(default_factory=list)
+    found: list[tuple[list[int], str, str]] = field(default_factory=list)
     originals: list[str] = field(default_factory=list)
 
     def restore(self, text: str) -> str:
@@ -104,24 +112,38 @@ class LinkMarks:
 
     def take(self, text: str) -> tuple[str, list[tuple[int, int]]]:
         """(text with every linked citation replaced by its placeholder, spans of the other links' texts)."""
+        out = self._replace(text, LINK_CITE_RE, self._numbered)
+        out = self._replace(out, CHIP_RE, self._chip)
+        kept = [(m.start(), m.end()) for m in _LINK_TEXT_RE.finditer(out)]
+        return out, kept
+
+    @staticmethod
+    def _numbered(match: re.Match[str]) -> tuple[list[int], str] | None:
+        numbers = _numbers(",".join(re.findall(r"\d+", match.group(1))))
+        return (numbers, "") if numbers else None
+
+    @staticmethod
+    def _chip(match: re.Match[str]) -> tuple[list[int], str] | None:
+        title = " ".join(match.group(1).split())
+        return ([], title) if re.search(r"[^\W\d_]", title) else None
+
+    def _replace(self, text: str, pattern: re.Pattern[str], read: Callable[[re.Match[str]], Any]) -> str:
         spans = protected_spans(text)
         pieces: list[str] = []
         at = 0
-        for match in LINK_CITE_RE.finditer(text):
+        for match in pattern.finditer(text):
             if any(start <= match.start() < end for start, end in spans):
                 continue
-            numbers = _numbers(",".join(re.findall(r"\d+", match.group(1))))
-            if not numbers:
+            got = read(match)
+            if got is None:
                 continue
             pieces.append(text[at:match.start()])
             pieces.append(f"\x02{len(self.found)}\x03")
-            self.found.append((numbers, entry_url(match.group(2))))
+            self.found.append((got[0], entry_url(match.group(2)), got[1]))
             self.originals.append(match.group(0))
             at = match.end()
         pieces.append(text[at:])
-        out = "".join(pieces)
-        kept = [(m.start(), m.end()) for m in _LINK_TEXT_RE.finditer(out)]
-        return out, kept
+        return "".join(pieces)
 
 
 def has_numeric_citations(text: str) -> bool:
