@@ -1,8 +1,9 @@
-"""The ``.bbl`` reader of ``surge data fresh`` on two real natbib author-year bibliographies (tests/fixtures/bbl/,
+"""The ``.bbl`` reader of ``surge data fresh`` on three real natbib author-year bibliographies (tests/fixtures/bbl/,
 MIT and Apache-2.0): every title and arXiv id below was read off the files by hand, as that folder's README says.
 
 natbib styles close a ``misc`` entry's title block with its date (``\\newblock Title, 2024.``) and mark two works of
-one author and year with a suffix (``2023{\\natexlab{a}}``): neither may stay in a title, since a title that carries
+one author and year with a suffix (``2023{\\natexlab{a}}``), and with a ``month`` the date is a month and year
+(``\\newblock Title, January 2026.``): neither may stay in a title, since a title that carries
 a date is searched as written when the entry has no arXiv id (and matched against the corpus when it has one).
 """
 
@@ -97,13 +98,30 @@ ICML_IDS = {
     "yin2026reasoningtrap": "2510.22977", "toolbehonest2024": "2406.20015", "fissiongrpo2026": "2601.15625",
     "bugstudy2026": "2602.21806",
 }
+MOLTBOOK_TITLES = {
+    "alexander2026afterweekend": "Moltbook: After the first weekend",
+    "aragon2017thread": "To thread or not to thread: The impact of conversation threading on online discussion",
+    "crane2008robust": "Robust dynamic classes revealed by measuring the response function of a social system",
+    "gleeson2014competition": "Competition-induced criticality in a model of meme popularity",
+    "gomez2013structure": "Modeling the structure and evolution of discussion cascades",
+    "harris1963theory": "The Theory of Branching Processes",
+    "hawkes1971spectra": "Spectra of some self-exciting and mutually exciting point processes",
+    "meital2024branch": "The branch not taken: Predicting branching in online conversations",
+    "park2023generative": "Generative agents: Interactive simulacra of human behavior",
+    "rizoiu2017expecting": "Expecting to be HIP: Hawkes intensity processes for social media popularity",
+    "simulamet2026observatoryarchive": "moltbook-observatory-archive",
+    "willison2026moltbook": "Moltbook is the most interesting place on the internet right now",
+    "zhao2015seismic": "SEISMIC: A self-exciting point process model for predicting tweet popularity",
+}
+MOLTBOOK_IDS = {"meital2024branch": "2404.13613"}
 #: folder -> (titles, ids, keys whose title block the date closes) by hand (README).
 HAND = {
     "activation-steering-plainnat": (PLAINNAT_TITLES, PLAINNAT_IDS, 12),
     "tool-fabrication-icml": (ICML_TITLES, ICML_IDS, 17),
+    "moltbook-plainnat": (MOLTBOOK_TITLES, MOLTBOOK_IDS, 3),
 }
-_A_DATE_AT_THE_END = re.compile(r"(?:19|20)\d{2}[a-z]?\W*$|natexlab|\b(?:January|February|March|April|May|June|July|"
-                                r"August|September|October|November|December)\b")
+_MONTH = "(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_A_DATE_AT_THE_END = re.compile(rf"(?:19|20)\d{{2}}[a-z]?\W*$|natexlab|\b{_MONTH}\b")
 
 
 @pytest.mark.parametrize("name", list(HAND))
@@ -119,12 +137,14 @@ def test_every_title_and_id_of_a_real_natbib_bbl(name: str) -> None:
 
 @pytest.mark.parametrize("name", list(HAND))
 def test_the_files_hold_the_dated_title_blocks_they_stand_for(name: str) -> None:
-    """The date-closed title blocks are in the files themselves (so the test above is not vacuous)."""
+    """The date-closed title blocks (``, 2024.``, ``, 2023{\\natexlab{a}}.``, ``, January 2026.``) are in the files
+    themselves (so the test above is not vacuous)."""
     titles, _, dated = HAND[name]
     text = (BBL_DIR / name / "main.bbl").read_text(encoding="utf-8")
     entries = dict(re.findall(r"\\bibitem\[.*?\]\{(\S+?)\}(.*?)(?=\\bibitem|\\end\{thebibliography\})", text, re.S))
     closed = [key for key, body in entries.items()  # the second block (the title's) ends ", 2024." / ", 2023{..a}."
-              if re.search(r",\s+(?:19|20)\d{2}(?:\{\\natexlab\{[a-z]\}\})?\.$", body.split("\\newblock")[1].strip())]
+              if re.search(rf",\s+(?:{_MONTH}\s+)?(?:19|20)\d{{2}}(?:\{{\\natexlab\{{[a-z]\}}\}})?\.$",
+                           body.split("\\newblock")[1].strip())]
     assert len(entries) == len(titles) and len(closed) == dated
 
 
@@ -142,3 +162,11 @@ def test_the_bbl_named_after_the_main_file_is_the_bibliography() -> None:
     assert found is not None and (found.kind, found.file, found.entries) == (BBL, "main.bbl", 31)
     assert found.titles == ICML_TITLES and found.ids == ICML_IDS
     assert set(found.id_sources.values()) == {BBL}
+
+
+def test_a_month_and_year_closing_a_real_title_block_is_no_part_of_the_title() -> None:
+    """plainnat writes a ``misc`` entry's ``month`` and ``year`` after its title when nothing else comes between."""
+    text = (BBL_DIR / "moltbook-plainnat" / "main.bbl").read_text(encoding="utf-8")
+    assert "internet right now,\n  January 2026.\n\\newblock URL" in text
+    parsed = parse_bbl(text)
+    assert parsed.titles["willison2026moltbook"] == "Moltbook is the most interesting place on the internet right now"
