@@ -67,6 +67,7 @@ def prefetch_all(surveys: Sequence[PreparedSurvey], session: EvaluationSession) 
     session's bibliographic look-ups. Returns what those look-ups did (``results["references"]``), None when
     nothing was looked up.
     """
+    session.begin_run()
     if not surveys:
         return None
     ids = [survey.survey_id for survey in surveys]
