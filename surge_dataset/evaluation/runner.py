@@ -212,8 +212,9 @@ def evaluate_run(
     journaled (progress bars; tests interrupt a run from it).
 
     The older form, an :class:`~.config.EvaluationConfig` with models by keyword (``nli=``, ``encoder=``,
-    ``judge=``, ``ner=``, their ``<kind>_factory=``, ``run=``, ``processes=``), still runs (scripts written against it, the parity tests with the released evaluator)
-    in a session made of them here and closed after, with a :class:`DeprecationWarning`.
+    ``judge=``, ``ner=``, their ``<kind>_factory=``, ``run=``, ``processes=``), still runs (scripts written
+    against it, the parity tests with the released evaluator) in a session made of them here and closed after,
+    with a :class:`DeprecationWarning`.
     """
     if isinstance(session, EvaluationConfig):
         warnings.warn("evaluate_run(data, passages, out, config, nli=..., ...) is deprecated: pass "
