@@ -208,6 +208,14 @@ class Answers:
         self.nli, self.encoder, self.judge, self.ner = nli, encoder, judge, ner
         self._prefetched = prefetched
 
+    def prefetch(self, requests: Requests) -> None:
+        """What :meth:`~.metric.ModelSet.prefetch` was to a metric that prefetched in ``score``: every input is
+        already answered (nothing is asked); one it never requested is an :class:`UnrequestedInputError`."""
+        for kind in MODEL_KINDS:
+            face, items = getattr(self, kind), _inputs(kind, requests)
+            if face is not None and items:
+                face._outputs(items)
+
     @property
     def prefetched(self) -> Any:
         if self._prefetched is _NOTHING:

@@ -83,6 +83,7 @@ def discover_passages(
             f"--out {root}-folders` writes that layout (and resolves the references); then pass --passages "
             f"{root}-folders")
     found, failures = [], []
+    seen: dict[int, Path] = {}  # survey id -> its folder: a run finds each survey's answers by its id
     for entry in sorted(root.iterdir(), key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit() else 0, p.name)):
         if entry.name.startswith("."):
             continue
@@ -92,6 +93,11 @@ def discover_passages(
         if not entry.name.isdigit():
             failures.append({"survey_id": None, "path": str(entry), "error": "folder name is not a numeric survey id"})
             continue
+        if int(entry.name) in seen:  # 7/ and 007/
+            failures.append({"survey_id": int(entry.name), "path": str(entry), "error": f"survey id {int(entry.name)} "
+                             f"already has the folder {seen[int(entry.name)]}: one folder per survey"})
+            continue
+        seen[int(entry.name)] = entry
         files = sorted(p for p in entry.iterdir() if p.is_file() and not p.name.startswith("."))
         markdown = [p for p in files if p.suffix.lower() == ".md"]
         if not files:

@@ -16,7 +16,7 @@ from typing import Any
 from surge_dataset.core.diagnostics import as_diagnostic, diagnostic, diagnostic_record
 from surge_dataset.core.errors import error_text
 from surge_dataset.core.io import JsonlJournal, atomic_write_json, atomic_write_text
-from surge_dataset.core.vocabulary import RELEASED
+from surge_dataset.core.vocabulary import MODEL_KINDS, RELEASED
 from surge_dataset.data.dataset import SurgeData
 from surge_dataset.data.filters import SurveyFilter, split_entries
 from surge_dataset.evaluation.config import (
@@ -67,6 +67,7 @@ def prefetch_all(surveys: Sequence[PreparedSurvey], session: EvaluationSession) 
     session's bibliographic look-ups. Returns what those look-ups did (``results["references"]``), None when
     nothing was looked up.
     """
+    session.begin_run()
     if not surveys:
         return None
     ids = [survey.survey_id for survey in surveys]
@@ -211,13 +212,17 @@ def evaluate_run(
     journaled (progress bars; tests interrupt a run from it).
 
     The older form, an :class:`~.config.EvaluationConfig` with models by keyword (``nli=``, ``encoder=``,
-    ``judge=``, ``ner=``), still runs (scripts written against it, the parity tests with the released evaluator)
-    in a session made of them here and closed after, with a :class:`DeprecationWarning`.
+    ``judge=``, ``ner=``, their ``<kind>_factory=``, ``run=``, ``processes=``), still runs (scripts written
+    against it, the parity tests with the released evaluator) in a session made of them here and closed after,
+    with a :class:`DeprecationWarning`.
     """
     if isinstance(session, EvaluationConfig):
         warnings.warn("evaluate_run(data, passages, out, config, nli=..., ...) is deprecated: pass "
                       "EvaluationSession(config, nli=..., ...) as the fourth argument", DeprecationWarning, stacklevel=2)
-        with EvaluationSession(session, **models) as own:
+        # the older form also took each kind's factory as ``<kind>_factory=``: the session takes them as ``factories``
+        factories = {kind: models.pop(f"{kind}_factory") for kind in MODEL_KINDS if f"{kind}_factory" in models}
+        with EvaluationSession(session, factories={k: f for k, f in factories.items() if f is not None},
+                               **models) as own:
             return evaluate_run(data, passage_dir, out, own, details_path=details_path, on_survey_done=on_survey_done)
     if models:
         raise TypeError(f"evaluate_run() takes its models from the session, not {sorted(models)}: "

@@ -52,6 +52,7 @@ class EvaluationSession:
                  shared_models: dict[tuple[str, ...], Any] | None = None,
                  processes: ProcessGroup | None = None, environ: Mapping[str, str] | None = None) -> None:
         self.data = data
+        self.settings = config  # as given: each dataset the session runs on is pinned from these, never another's
         self.config = config if data is _UNSET else pin_settings(config, data)
         self.run = run or RunOptions()
         self.processes = processes
@@ -96,8 +97,16 @@ class EvaluationSession:
     def pin(self, data: Any) -> EvaluationConfig:
         """The settings pinned against ``data`` (the run's dataset), kept as this session's."""
         if data is not self.data or self.data is _UNSET:
-            self.config, self.data = pin_settings(self.config, data), data
+            self.config, self.data = pin_settings(self.settings, data), data
         return self.config
+
+    def begin_run(self) -> None:
+        """Forget what an earlier run of this session asked, was handed and looked up (the models stay loaded):
+        each run scores from its own answers and reports its own look-ups."""
+        self._answers = None
+        if self._lookups is not None:
+            self._lookups.close()
+            self._lookups = None
 
     def check_judge(self) -> None:
         """A usage error, before any work, when a selected metric needs a judge and the session has none."""
