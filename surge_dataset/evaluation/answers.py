@@ -112,7 +112,9 @@ class RunAnswers:
         faces = {}
         for kind in MODEL_KINDS:
             if getattr(self.models, kind) is not None:
-                allowed = set(_inputs(kind, requests)) | staged.get(kind, set())
+                # the survey's own requests and the metric's staged ones, checked in turn: never copied into one
+                # set per survey (a staged metric's inputs are the whole run's)
+                allowed = (set(_inputs(kind, requests)), staged.get(kind, set()))
                 faces[kind] = _Served(self, kind, allowed, metric)
         handed = self._handed.get(metric, {})
         return Answers(metric, survey_id, prefetched=handed.get(survey_id, _NOTHING), **faces)
@@ -172,13 +174,13 @@ class _Recorder(_Face):
 class _Served(_Face):
     """One model kind's answers to what one metric asked: anything else is an :class:`UnrequestedInputError`."""
 
-    def __init__(self, answers: RunAnswers, kind: str, allowed: set[Any], metric: str) -> None:
+    def __init__(self, answers: RunAnswers, kind: str, allowed: tuple[set[Any], ...], metric: str) -> None:
         super().__init__(answers, kind)
         self._allowed, self._metric = allowed, metric
 
     def _outputs(self, items: Sequence[Any]) -> list[Any]:
         missing = [item for item in dict.fromkeys(items)
-                   if item not in self._allowed or not self._answers.known(self._kind, item)]
+                   if not any(item in inputs for inputs in self._allowed) or not self._answers.known(self._kind, item)]
         if missing:
             raise UnrequestedInputError(
                 f"metric {self._metric!r} asked the {self._kind} model for {len(missing)} input(s) it never requested "

@@ -74,6 +74,26 @@ def compute(
     Returns the mean of every key over the surveys (``aggregate`` rules), ``per_survey`` (one dict of
     values per prediction), ``counts`` and ``diagnostics`` (one list per prediction), ``average_counts``.
     """
+    return compute_reusing(None, metrics, predictions, references, data=data, judge=judge, nli=nli, encoder=encoder,
+                           ner=ner, **settings)
+
+
+def compute_reusing(
+    loaded: dict[tuple[str, ...], Any] | None,
+    metrics: str | Sequence[str],
+    predictions: Sequence[str],
+    references: Sequence[Any],
+    *,
+    data: Any = None,
+    judge: Any = None,
+    nli: Any = None,
+    encoder: Any = None,
+    ner: Any = None,
+    **settings: Any,
+) -> dict[str, Any]:
+    """:func:`compute`, the local models it builds kept in ``loaded`` (a dict its caller keeps) and taken from
+    there by a later call with the same model, precision, device, batch size and cache: an ``evaluate`` module
+    keeps one per instance, so that calling its ``compute`` again does not load the NLI model again."""
     from surge_dataset.data.dataset import SurgeData
     from surge_dataset.evaluation.session import EvaluationSession
 
@@ -86,11 +106,12 @@ def compute(
                                            resolve_device=nli is None or encoder is None or ner is None)
     if isinstance(data, str) or hasattr(data, "__fspath__"):
         with SurgeData.open(data) as opened:  # opened here, so closed here: no file left to the garbage collector
-            return compute(metrics, predictions, references, data=opened, judge=judge, nli=nli, encoder=encoder,
-                           ner=ner, **settings)
+            return compute_reusing(loaded, metrics, predictions, references, data=opened, judge=judge, nli=nli,
+                                   encoder=encoder, ner=ner, **settings)
     run = RunOptions(**run_settings)
     given_judge = None if isinstance(judge, str) else judge
-    with EvaluationSession(config, run, data=data, nli=nli, encoder=encoder, judge=given_judge, ner=ner) as session:
+    with EvaluationSession(config, run, data=data, nli=nli, encoder=encoder, judge=given_judge, ner=ner,
+                           shared_models=loaded) as session:
         return _scored(session, predictions, references)
 
 

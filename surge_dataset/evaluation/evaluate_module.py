@@ -33,7 +33,7 @@ import evaluate
 from surge_dataset.core.metadata import CODEBASE_URL, PAPER_URL, SURGE_BIBTEX
 from surge_dataset.core.vocabulary import closest_hint
 from surge_dataset.evaluation import compute, get_metric
-from surge_dataset.evaluation.compute import inputs_description
+from surge_dataset.evaluation.compute import compute_reusing, inputs_description
 
 __all__ = ["INPUTS_DESCRIPTION", "SETTINGS", "SurgeMetricModule"]
 
@@ -127,4 +127,6 @@ class SurgeMetricModule(evaluate.Metric):
         """Only the settings the caller changed go on: ``compute`` applies its own defaults (and its rules for
         ``None``) to the rest."""
         settings = {name: value for name, value in given.items() if value is not SETTINGS[name].default}
-        return compute(self.metric_name, predictions, references, **settings)
+        # the models built by one call serve the next: a module computed batch after batch loads its model once
+        loaded = self.__dict__.setdefault("_surge_loaded_models", {})
+        return compute_reusing(loaded, self.metric_name, predictions, references, **settings)

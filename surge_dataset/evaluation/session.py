@@ -60,7 +60,8 @@ class EvaluationSession:
         device = processes.device_for(self.config.device) if processes is not None else None
         built = model_factories(self.config, self.run, device=device)
         self.factories: dict[str, Callable[[], Any]] = {
-            kind: _kept(shared_models, kind, self.config, make) for kind, make in {**built, **(factories or {})}.items()}
+            kind: _kept(shared_models, kind, self.config, self.run, make)
+            for kind, make in {**built, **(factories or {})}.items()}
         self.environ = environ
         self._models: ModelSet | None = None
         self._answers: RunAnswers | None = None
@@ -134,12 +135,14 @@ class EvaluationSession:
         return f"<EvaluationSession metrics={list(self.config.metrics)} given={given}>"
 
 
-def _kept(shared: dict[tuple[str, ...], Any] | None, kind: str, config: EvaluationConfig,
+def _kept(shared: dict[tuple[str, ...], Any] | None, kind: str, config: EvaluationConfig, run: RunOptions,
           make: Callable[[], Any]) -> Callable[[], Any]:
-    """``make``, building each local model at most once per ``shared`` (the same name, precision and device)."""
+    """``make``, building each local model at most once per ``shared`` (the same name, precision and device, and
+    the same batch size and cache folder, which the model is built with)."""
     if shared is None or kind not in MODEL_IDENTITY:
         return make
-    key = (kind, *(str(getattr(config, field)) for field in MODEL_IDENTITY[kind]))
+    key = (kind, *(str(getattr(config, field)) for field in MODEL_IDENTITY[kind]),
+           f"batch_size={run.batch_size}", f"cache_dir={run.cache_dir}")
 
     def build() -> Any:
         if key not in shared:
