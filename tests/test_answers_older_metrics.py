@@ -3,7 +3,6 @@ answers unchanged: ``prefetch`` of what it requested is already answered; of any
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from surge_dataset import SurgeData
@@ -16,9 +15,9 @@ from surge_dataset.evaluation import (
     Requests,
     UnrequestedInputError,
     evaluate_run,
-    register,
-    unregister,
 )
+
+from .support.doubles import EntailingNLI, registered
 
 
 class PrefetchesInScore(Metric):
@@ -39,21 +38,11 @@ class PrefetchesInScore(Metric):
         return MetricOutput({self.name: float(models.nli.logits(pairs[:1])[0][1])})
 
 
-class EntailingNLI:
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def logits(self, pairs):
-        self.calls += 1
-        return np.tile([0.0, 2.0, 1.0], (len(pairs), 1))
-
 
 @pytest.fixture
 def older_metric():
-    metric = PrefetchesInScore()
-    register(metric)
-    yield metric
-    unregister(metric.name)
+    with registered(PrefetchesInScore()) as metric:
+        yield metric
 
 
 def test_prefetch_in_score_of_requested_inputs_is_answered_and_asks_nothing(older_metric, sample_dataset, tmp_path):

@@ -7,25 +7,16 @@ run, with a :class:`DeprecationWarning`, and gives the scores the session form g
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from surge_dataset import SurgeData
 from surge_dataset.data.render import render_surveys
 from surge_dataset.evaluation import EvaluationConfig, EvaluationSession, RunOptions, evaluate_run
 
+from .support.doubles import EntailingNLI
+
 CONFIG = EvaluationConfig(metrics=["citation_accuracy"], protocol="paper")
 
-
-class ConstantNLI:
-    """Entailment for every pair; counts its calls."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def logits(self, pairs):
-        self.calls += 1
-        return np.tile([0.0, 2.0, 1.0], (len(pairs), 1))
 
 
 @pytest.fixture(scope="module")
@@ -38,21 +29,21 @@ def rendered(sample_dataset, tmp_path_factory):
 
 def test_factories_and_run_options_by_keyword_still_run(sample_dataset, rendered, tmp_path):
     data = SurgeData.open(sample_dataset)
-    built: list[ConstantNLI] = []
+    built: list[EntailingNLI] = []
 
-    def nli_factory() -> ConstantNLI:
-        built.append(ConstantNLI())
+    def nli_factory() -> EntailingNLI:
+        built.append(EntailingNLI())
         return built[-1]
 
     with pytest.warns(DeprecationWarning, match="EvaluationSession"):
         older = evaluate_run(data, rendered, tmp_path / "older.json", CONFIG, nli_factory=nli_factory,
                              run=RunOptions(batch_size=4))
     assert len(built) == 1 and built[0].calls == 1  # built once, asked once for the whole run
-    current = evaluate_run(data, rendered, tmp_path / "current.json", EvaluationSession(CONFIG, nli=ConstantNLI()))
+    current = evaluate_run(data, rendered, tmp_path / "current.json", EvaluationSession(CONFIG, nli=EntailingNLI()))
     assert older["surveys"] == current["surveys"] and older["average"] == current["average"]
 
 
 def test_a_keyword_the_older_form_never_took_is_a_type_error_naming_it(sample_dataset, rendered, tmp_path):
     data = SurgeData.open(sample_dataset)
     with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="nli_facotry"):
-        evaluate_run(data, rendered, tmp_path / "r.json", CONFIG, nli_facotry=ConstantNLI)
+        evaluate_run(data, rendered, tmp_path / "r.json", CONFIG, nli_facotry=EntailingNLI)

@@ -22,11 +22,10 @@ from surge_dataset.evaluation import (
     MetricOutput,
     UnrequestedInputError,
     evaluate_run,
-    register,
-    unregister,
 )
 
 from .conftest import REPO_ROOT
+from .support.doubles import registered
 
 UNKNOWN_TITLE = "[99] Quantum gardening with tiny robots\n"
 
@@ -74,10 +73,8 @@ class HandsOverOnce(Metric):
 
 @pytest.fixture
 def hands_over_once():
-    metric = HandsOverOnce()
-    register(metric)
-    yield metric
-    unregister(metric.name)
+    with registered(HandsOverOnce()) as metric:
+        yield metric
 
 
 def test_a_second_run_never_reads_what_the_first_run_handed_over(hands_over_once, sample_dataset, tmp_path):

@@ -14,7 +14,6 @@ import ast
 import copy
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from surge_dataset import SurgeData
@@ -28,9 +27,7 @@ from surge_dataset.evaluation import (
     UnrequestedInputError,
     evaluate_run,
     prepare_text,
-    register,
     registry,
-    unregister,
 )
 from surge_dataset.evaluation.runner import prefetch_all, score_survey
 from surge_dataset.llm import LLM, Judge
@@ -38,6 +35,7 @@ from surge_dataset.testing.llm import ScriptedChat
 from surge_dataset.testing.models import build_tiny_ner_model
 
 from .conftest import REPO_ROOT
+from .support.doubles import EntailingNLI, registered
 
 PACKAGE = REPO_ROOT / "surge_dataset"
 QUIZ = REPO_ROOT / "examples" / "sample" / "quizzes.jsonl"
@@ -115,36 +113,24 @@ class DriftingProbe(Metric):
         return MetricOutput({"drifting_probe": float(models.nli.logits([pair])[0][1])})
 
 
-class CountingNLI:
-    """Entailment for every pair; counts the pairs it is asked (each once, in the run's one batch)."""
-
-    def __init__(self) -> None:
-        self.asked: list[tuple[str, str]] = []
-
-    def logits(self, pairs):
-        self.asked += list(pairs)
-        return np.tile([0.0, 2.0, 1.0], (len(pairs), 1))
-
 
 @pytest.fixture
 def drifting():
-    probe = DriftingProbe()
-    register(probe)
-    yield probe
-    unregister(probe.name)
+    with registered(DriftingProbe()) as probe:
+        yield probe
 
 
 def test_a_metric_scoring_an_input_it_never_requested_fails_with_the_metric_kind_and_count(
         drifting, sample_dataset, rendered, tmp_path):
     data = SurgeData.open(sample_dataset)
-    nli = CountingNLI()
+    nli = EntailingNLI()
     with pytest.raises(UnrequestedInputError, match=r"'drifting_probe' asked the nli model for 1 input"):
         evaluate_run(data, rendered, tmp_path / "r.json",
                      EvaluationSession(EvaluationConfig(metrics=["drifting_probe"]), nli=nli))
     assert len(nli.asked) == len(set(nli.asked)) == len(data.surveys("test"))  # the requested pairs, nothing more
     drifting.in_step = True
     results = evaluate_run(data, rendered, tmp_path / "ok.json",
-                           EvaluationSession(EvaluationConfig(metrics=["drifting_probe"]), nli=CountingNLI()))
+                           EvaluationSession(EvaluationConfig(metrics=["drifting_probe"]), nli=EntailingNLI()))
     assert results is not None and all(r["drifting_probe"] > 0.5 for r in results["surveys"].values())
 
 
