@@ -14,11 +14,12 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from surge_dataset.core.records import Survey
 from surge_dataset.core.settings import keyword_parameters, split_keywords
-from surge_dataset.core.vocabulary import parse_list
+from surge_dataset.core.vocabulary import ENCODER, NER, NLI, parse_list
 from surge_dataset.evaluation.config import EvaluationConfig, result_keys, selected_metrics
 from surge_dataset.evaluation.run_options import RunOptions
 
@@ -83,35 +84,29 @@ def compute_reusing(
     metrics: str | Sequence[str],
     predictions: Sequence[str],
     references: Sequence[Any],
-    *,
-    data: Any = None,
-    judge: Any = None,
-    nli: Any = None,
-    encoder: Any = None,
-    ner: Any = None,
-    **settings: Any,
+    **arguments: Any,
 ) -> dict[str, Any]:
-    """:func:`compute`, the local models it builds kept in ``loaded`` (a dict its caller keeps) and taken from
-    there by a later call with the same model, precision, device, batch size and cache: an ``evaluate`` module
-    keeps one per instance, so that calling its ``compute`` again does not load the NLI model again."""
+    """:func:`compute` (its keywords in ``arguments``), the local models it builds kept in ``loaded`` (a dict its
+    caller keeps) and taken from there by a later call with the same model, precision, device, batch size and
+    cache: an ``evaluate`` module keeps one per instance, so that calling its ``compute`` again does not load the
+    NLI model again."""
     from surge_dataset.data.dataset import SurgeData
     from surge_dataset.evaluation.session import EvaluationSession
 
+    data, judge = arguments.pop("data", None), arguments.pop("judge", None)
+    given = {kind: arguments.pop(kind, None) for kind in (NLI, ENCODER, NER)}
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references: one of each per survey")
-    config_settings, run_settings = split_keywords(settings, EvaluationConfig, RunOptions, where="compute()",
+    config_settings, run_settings = split_keywords(arguments, EvaluationConfig, RunOptions, where="compute()",
                                                    skip=NOT_KEYWORDS)
     judge_spec = judge if isinstance(judge, str) else (getattr(judge, "spec", None) or ("injected" if judge else None))
     config = EvaluationConfig.from_options(metrics=parse_list(metrics), judge=judge_spec, **config_settings,
-                                           resolve_device=nli is None or encoder is None or ner is None)
-    if isinstance(data, str) or hasattr(data, "__fspath__"):
-        with SurgeData.open(data) as opened:  # opened here, so closed here: no file left to the garbage collector
-            return compute_reusing(loaded, metrics, predictions, references, data=opened, judge=judge, nli=nli,
-                                   encoder=encoder, ner=ner, **settings)
-    run = RunOptions(**run_settings)
-    given_judge = None if isinstance(judge, str) else judge
-    with EvaluationSession(config, run, data=data, nli=nli, encoder=encoder, judge=given_judge, ner=ner,
-                           shared_models=loaded) as session:
+                                           resolve_device=None in given.values())
+    # a dataset named by folder or Hub id is opened here, so closed here: no file left to the garbage collector
+    named = isinstance(data, str) or hasattr(data, "__fspath__")
+    with (SurgeData.open(data) if named else nullcontext(data)) as opened, EvaluationSession(
+            config, RunOptions(**run_settings), data=opened, judge=None if isinstance(judge, str) else judge,
+            shared_models=loaded, **given) as session:
         return _scored(session, predictions, references)
 
 
