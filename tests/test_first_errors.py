@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from surge_dataset.cli import app
 
 from .conftest import REPO_ROOT
+from .support.cli_process import closed_port, error_line, surge
 
 runner = CliRunner()
 
@@ -133,3 +134,24 @@ def test_generate_without_the_run_file_says_how_to_make_it(sample_dataset: Path,
     assert "`surge index bm25 --data surge --out indexes/bm25`" in line
     assert ("`surge retrieve --index indexes/bm25 --data surge --queries test --query-type titles --k 100 "
             f"--out {tmp_path / 'bm25.test.trec'}`") in line
+
+
+def test_a_missing_nested_folder_is_no_hub_id(tmp_path: Path) -> None:
+    """``--data tests/fixtures/sample`` (a typo, two slashes) is a missing folder, never sent to the Hub as an id."""
+    line = one_line_error(runner.invoke(app, ["import", str(tmp_path), "--format", "markdown", "--data",
+                                              "tests/fixtures/no_such_sample", "--out", str(tmp_path / "o")]))
+    assert "tests/fixtures/no_such_sample: no such dataset folder (and not a Hub id of the form org/name)" in line
+
+
+@pytest.mark.parametrize("hub", ["offline", "unreachable"])
+def test_a_hub_id_the_hub_cannot_serve_is_one_error_line(tmp_path: Path, hub: str) -> None:
+    """``--data org/name`` with the Hub out of reach (offline, or refusing connections): one line naming both
+    readings of --data, no traceback from the HTTP client."""
+    env = {"HF_HOME": str(tmp_path / "hf-empty")}
+    env.update({"HF_HUB_OFFLINE": "1"} if hub == "offline" else {"HF_ENDPOINT": f"http://127.0.0.1:{closed_port()}"})
+    done, _ = surge("import", str(tmp_path), "--format", "markdown", "--data", "someone/surge-copy", "--out",
+                    str(tmp_path / "o"), env=env)
+    line = error_line(done)
+    assert line.startswith("error: someone/surge-copy: no such dataset folder, and the Hub dataset someone/surge-copy "
+                           "could not be fetched (")
+    assert "built dataset folder (default ./surge) or the id of a Hub copy" in line

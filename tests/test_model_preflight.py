@@ -5,10 +5,6 @@ cached model with the Hub out of reach is read from the cache at once."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,7 +17,7 @@ from surge_dataset.evaluation.models import model_needs
 from surge_dataset.models.availability import ModelNeed, ModelsUnavailableError, hub_state, missing_models
 from surge_dataset.testing.models import cache_as_hub_model
 
-from .conftest import REPO_ROOT
+from .support.cli_process import closed_port, error_line, surge
 
 runner = CliRunner()
 
@@ -31,30 +27,6 @@ def rendered(sample_dataset: Path, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("gt")
     assert runner.invoke(app, ["data", "render", "--data", str(sample_dataset), "--out", str(out)]).exit_code == 0
     return out
-
-
-def closed_port() -> int:
-    """A port on 127.0.0.1 with nothing listening (bound, then released): connections to it are refused."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def surge(*args: str, env: dict[str, str], timeout: int = 300) -> tuple[subprocess.CompletedProcess, float]:
-    """`surge ...` in a fresh process, so huggingface_hub reads HF_HOME, HF_ENDPOINT, HF_HUB_OFFLINE as a user's
-    shell sets them; returns the process and its wall time."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_OFFLINE"))}
-    started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "surge_dataset.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env={**base, "PYTHONPATH": str(REPO_ROOT), "OMP_NUM_THREADS": "1", **env})
-    return done, time.monotonic() - started
-
-
-def error_line(done: subprocess.CompletedProcess) -> str:
-    assert done.returncode == 2, done.stdout + done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    assert lines[-1].startswith("error: ") and "Traceback" not in done.stderr and "Retrying" not in done.stderr
-    return lines[-1]
 
 
 def test_model_needs_of_a_run_are_read_off_its_metrics(tmp_path: Path) -> None:

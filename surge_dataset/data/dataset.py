@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,25 @@ class MissingPartError(SurgeError, FileNotFoundError):
     """A built dataset without the config a command needs (its official file was absent at build time)."""
 
 
+#: A Hub dataset id is exactly ``org/name``; a path with more parts (``tests/fixtures/x``) is a missing folder.
+_HUB_ID_RE = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
+
+
+def _download_hub_dataset(repo_id: str) -> Path:
+    """The Hub copy of a built dataset (once; then the HF cache). An id the Hub cannot serve, or a Hub out of reach,
+    is a DatasetNotFoundError that says both readings of ``--data``, not a traceback from the HTTP client."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError, HFValidationError, LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(repo_id=repo_id, repo_type="dataset"))
+    except (HfHubHTTPError, HFValidationError, LocalEntryNotFoundError, OSError) as error:
+        raise DatasetNotFoundError(
+            f"{repo_id}: no such dataset folder, and the Hub dataset {repo_id} could not be fetched "
+            f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else 'no detail'}); --data takes a "
+            f"built dataset folder (default ./{DEFAULT_DATA}) or the id of a Hub copy") from error
+
+
 def resolve_data_path(data: str | Path) -> Path:
     """A local built folder as is; otherwise treat ``data`` as a Hub dataset id and download it once."""
     path = Path(data)
@@ -54,10 +74,8 @@ def resolve_data_path(data: str | Path) -> Path:
                 f"and pass --data {built}"
             )
         return path
-    if "/" in str(data) and not str(data).startswith((".", "/")):
-        from huggingface_hub import snapshot_download
-
-        return Path(snapshot_download(repo_id=str(data), repo_type="dataset"))
+    if _HUB_ID_RE.fullmatch(str(data)):
+        return _download_hub_dataset(str(data))
     if str(data) == DEFAULT_DATA:
         raise DatasetNotFoundError(
             f"{data}: no such dataset folder: --data defaults to ./{DEFAULT_DATA}, where `surge data build` writes "
