@@ -98,6 +98,49 @@ Tagged<sup>2</sup> and grouped<sup>[1, 2]</sup>; unicode¹ and a power of 3 m² 
     assert report.surveys[0]["citations"] == 5
 
 
+def test_unicode_superscripts_the_list_cannot_hold_stay_as_text_and_are_named(data, tmp_path):
+    """``¹²`` over a list of two is superscript twelve, not [1][2]: left as written, and the report says so."""
+    report, text = _import(data, tmp_path, f"""# {SURVEY0}
+
+## Body
+
+Known¹ and out of range¹² and a group¹˒³.
+
+## References
+
+[1] {WL}
+[2] {CLUSTER}
+""")
+    assert "Known[1] and out of range¹² and a group¹˒³." in text
+    record = report.surveys[0]
+    assert record["citations"] == 1
+    assert ("2 Unicode superscript(s) left as text, their numbers not all in the reference list: ¹² (12), ¹˒³ (1, 3)"
+            in record["notes"])
+
+
+def test_a_survey_cut_at_its_end_is_noted(data, tmp_path):
+    """A generator stopped by its token limit leaves the last section mid-sentence, with no heading after it."""
+    report, text = _import(data, tmp_path, f"""# {SURVEY0}
+
+## Body
+
+Message passing [1] is expressive.
+
+## Outlook
+
+Future work will study the way batching [2] interacts with the
+
+## References
+
+[1] {WL}
+[2] {CLUSTER}
+""")
+    quality = report.surveys[0]["quality"]
+    assert [c["section"] for c in quality["cut_mid_sentence"]] == ["Outlook"]
+    assert quality["cut_mid_sentence"][0]["ends"].endswith("interacts with the")
+    assert "interacts with the" in text
+
+
 GEMINI = f"""# {SURVEY0}
 
 ## Findings

@@ -125,6 +125,8 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
     def unicode_sup(match: re.Match[str]) -> str:
         numbers = unicode_numbers(match.string, match)
         if not numbers or not all(str(n) in doc.references for n in numbers):
+            if numbers:  # digits the list cannot hold (``¹²`` over 4 entries): left as text, and said
+                stats["unread_superscripts"].append(f"{match.group(0)} ({', '.join(map(str, numbers))})")
             return match.group(0)
         return cite_numbers(numbers)
 
@@ -312,6 +314,9 @@ def _notes(stats: dict[str, Any], linked: dict[str, tuple[str, str]], links: Lin
     if stats["guesses"]:
         notes.append(f"{len(stats['guesses'])} flattened superscript(s) read as citations (guesses, each listed in "
                      f"guessed_citations): {_shown(stats['guesses'], 3)}")
+    if stats["unread_superscripts"]:
+        notes.append(f"{len(stats['unread_superscripts'])} Unicode superscript(s) left as text, their numbers not all "
+                     f"in the reference list: {_shown(stats['unread_superscripts'], 5)}")
     as_url = sum(1 for _, how in linked.values() if how == AS_URL)
     if as_url:
         why = "" if links is None or links.asks else f" (nothing was looked up: {links.why_not()})"
@@ -328,7 +333,8 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher,
     the corpus spells them (as the baselines write them), unresolved ones as the peer wrote them. No
     References section is written when there is no entry."""
     stats: dict[str, Any] = {"citations": 0, "citations_without_entry": 0, "unmatched_citations": [],
-                             "numbers_without_entry": set(), "keys_without_entry": set(), "guesses": []}
+                             "numbers_without_entry": set(), "keys_without_entry": set(), "guesses": [],
+                             "unread_superscripts": []}
     numbering = _Numbering()
     own = [k for k in doc.references if k.isdigit()] + [f"ay:{i}" for i in range(len(doc.author_year))]
     source_body = doc.body

@@ -2,8 +2,8 @@
 what a reader of the source would flag and the evaluator's counts do not show.
 
 * **Headings written twice**: the same heading title (case, emphasis and numbering aside) more than once.
-* **Sections cut mid-sentence**: a section whose last line of prose before the next heading ends without end
-  punctuation (``.`` ``!`` ``?`` ``:`` ``。`` ...; its trailing citation marks aside); list items, table rows, code,
+* **Sections cut mid-sentence**: a section whose last line of prose (before the next heading, or the survey's end:
+  where a token limit cuts) ends without end punctuation (``.`` ``!`` ``?`` ``:`` ``。`` ...; its trailing citation marks aside); list items, table rows, code,
   images and quotes are no prose.
 * **Citations restarted per section**: a later section whose citations, in order of first use, begin again at
   ``[1]`` ``[2]`` after earlier sections cited several numbers (a writer numbering each section on its own; the
@@ -86,8 +86,8 @@ def quality_notes(body: str, entries: int, uncited: int) -> dict[str, Any]:
     sections = _sections(body)
     titles = Counter(_title(t) for t, _ in sections[1:] if _title(t))
     twice = sorted(t for t, n in titles.items() if n > 1)
-    cut = [{"section": title, "ends": text[-80:]} for (title, lines), _ in zip(sections, sections[1:], strict=False)
-           if (text := _cut(lines)) is not None]
+    # the last section too: a generator stopped by its token limit cuts the survey's end, the commonest cut
+    cut = [{"section": title, "ends": text[-80:]} for title, lines in sections if (text := _cut(lines)) is not None]
     restarted, cited_before = [], 0
     for title, lines in sections:
         uses = _first_uses(lines)
@@ -98,7 +98,7 @@ def quality_notes(body: str, entries: int, uncited: int) -> dict[str, Any]:
     if twice:
         notes.append(f"{len(twice)} heading(s) written twice or more: {', '.join(repr(t) for t in twice[:5])}")
     if cut:
-        notes.append(f"{len(cut)} section(s) end mid-sentence before the next heading: "
+        notes.append(f"{len(cut)} section(s) end mid-sentence (before the next heading or the survey's end): "
                      + "; ".join(f"{c['section'] or '(before the first heading)'!r} ends '...{c['ends'][-40:]}'"
                                  for c in cut[:3]))
     if restarted:
