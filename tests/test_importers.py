@@ -161,6 +161,39 @@ def test_llmxmr_jsonl(data, tmp_path):
     assert "A [1] and B [2]." in zero and zero.endswith(f"[1] {CLUSTER}\n[2] {WL}\n")  # URLs dropped from titles
 
 
+def test_jsonl_a_torn_line_loses_no_other_record_and_each_bad_record_says_why(data, tmp_path):
+    """A run killed while appending leaves a torn last line: the records before it are imported, each record that
+    cannot be read is skipped with its line and reason, and a record's ``survey_id`` names its survey."""
+    lines = [json.dumps({"survey_id": 1, "prompt": "p", "article": f"# {SURVEY1}\n\n## Retrieval\n\nDense [1].\n\n"
+                                                                   f"## References\n\n[1] {TRANSFORMERS}\n"}),
+             json.dumps({"survey_id": "0", "article": "# A title we did not give\n\n## Intro\n\nText [1].\n\n"
+                                                        f"## References\n\n[1] {WL}\n"}),
+             json.dumps({"id": 7, "answer": "# T"}), json.dumps(["not", "a", "record"]), json.dumps({"article": 5}),
+             '{"survey_id": 2, "article": "# cut by the kill']
+    _write(tmp_path / "run" / "answers.jsonl", "\n".join(lines) + "\n")
+    report = import_outputs("llmxmr", tmp_path / "run", data, tmp_path / "out")
+    assert [s["survey_id"] for s in report.surveys] == [0, 1]
+    reasons = {Path(s["source"]).name: s["reason"] for s in report.skipped}
+    assert reasons["answers.jsonl#2"].startswith("record without a 'content' or 'article' or 'report' string (its "
+                                                 "keys: 'id', 'answer'): name the report's key with --field KEY")
+    assert reasons["answers.jsonl#3"] == "a record that is no JSON object but list"
+    assert reasons["answers.jsonl#4"] == "the record's 'article' is int, not the report's text"
+    assert reasons["answers.jsonl#5"].startswith("line 6 is no JSON (Unterminated string")
+    assert "Dense [1]." in (tmp_path / "out" / "1" / "survey.md").read_text()
+
+
+def test_a_folder_without_input_of_the_format_says_what_it_holds(data, tmp_path):
+    """A folder of JSON lines given as --format pdf or html: one refusal naming what is there and its format."""
+    _write(tmp_path / "run" / "out.jsonl", json.dumps({"article": "# T"}) + "\n")
+    for fmt in ("pdf", "html", "markdown"):
+        report = import_outputs(fmt, tmp_path / "run", data, tmp_path / f"out-{fmt}")
+        assert [s["reason"] for s in report.skipped if "out.jsonl" in s["reason"]], (fmt, report.skipped)
+        assert "import it with --format llmxmr" in report.skipped[0]["reason"], fmt
+    (tmp_path / "empty").mkdir()
+    assert import_outputs("html", tmp_path / "empty", data, tmp_path / "o").skipped[0]["reason"] == (
+        "an empty folder: no html input in it")
+
+
 def test_autosurvey_draft_title_citations(data, tmp_path):
     _write(tmp_path / "in" / "2.md", f"# Draft\n\nMessage passing is bounded [{WL}; {TRAFFIC}]. "
            f"Again [{WL}]. A [link](http://x.org) and [a note] are not citations.\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
@@ -218,13 +219,28 @@ def _storm_documents(root: Path) -> Iterator[Item]:
         yield doc
 
 
+class _BadLine(str):
+    """A line of a JSON lines file that is no JSON: why, in words; its neighbours are still read."""
+
+
 def _llmxmr_records(text: str) -> list[Any]:
     """The records of an LLMxMapReduce-V2 output: one JSON value (an object, or a list of them), else JSON
-    lines (the pipeline appends one line per survey, whatever the file is called)."""
+    lines (the pipeline appends one line per survey, whatever the file is called). A line that is no JSON (a run
+    killed while appending) is a :class:`_BadLine` in its place, so one torn line loses no other record; a file
+    of which no line is JSON raises the first line's error."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        records: list[Any] = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    records.append(_BadLine(f"line {number} is no JSON ({exc.msg} at column {exc.colno})"))
+        if all(isinstance(r, _BadLine) for r in records):
+            raise
+        return records
     return value if isinstance(value, list) else [value]
 
 
@@ -240,6 +256,9 @@ def _record_text(record: Any, json_field: str | None) -> tuple[str | None, str]:
     for name in fields:
         if isinstance(record.get(name), str):
             return record[name], name
+    wrong = [name for name in fields if name in record]
+    if wrong:
+        return None, f"the record's {wrong[0]!r} is {type(record[wrong[0]]).__name__}, not the report's text"
     keys = ", ".join(repr(k) for k in list(record)[:8])
     wanted = " or ".join(repr(f) for f in fields)
     return None, f"record without a {wanted} string (its keys: {keys}): name the report's key with --field KEY"
@@ -250,7 +269,7 @@ def _llmxmr_documents(root: Path, json_field: str | None = None) -> Iterator[Ite
     """Each record of each ``*.json`` / ``*.jsonl`` file. A file holding one record names its survey by
     where it is, as the other formats do: the folder under SOURCE that holds it (``SOURCE/<name>/output.json``),
     else its file name (``SOURCE/<name>.jsonl``; SOURCE itself: its stem, then its folder's name). Records of
-    a file holding several are named by their ``title`` only."""
+    a file holding several are named by their ``survey_id`` or ``title``."""
     files = [root] if root.is_file() else sorted(
         p for p in root.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file()
         and not any(part.startswith(".") for part in p.relative_to(root).parts))
@@ -269,6 +288,9 @@ def _llmxmr_documents(root: Path, json_field: str | None = None) -> Iterator[Ite
         aliases = [path.resolve().parent.name] if path == root else []
         for i, record in enumerate(records):
             source = f"{path}#{i}"
+            if isinstance(record, _BadLine):
+                yield source, str(record)
+                continue
             text, name = _record_text(record, json_field)
             if text is None:
                 yield source, name
@@ -281,6 +303,8 @@ def _llmxmr_documents(root: Path, json_field: str | None = None) -> Iterator[Ite
             doc = read_markdown(text, key, source)
             doc.title = title or doc.title
             doc.aliases = aliases if len(records) == 1 else []
+            if isinstance(record.get("survey_id"), int | str) and str(record["survey_id"]).strip().isdigit():
+                doc.aliases.insert(0, str(record["survey_id"]).strip())  # a record that names its survey
             papers = record.get("papers")
             if isinstance(papers, list) and papers:
                 doc.references = {str(n): RefEntry(str(p.get("title") or ""), str(p.get("url") or ""))
@@ -366,13 +390,35 @@ def read_documents(fmt: str, source: str | Path, *, bib: str | Path | None = Non
     if root.is_file() and fmt != "html" and root.suffix.lower() in (".html", ".htm", ".xhtml"):
         return iter([(str(root), container_reason(root) or "an HTML page")])  # whatever the format, say what it is
     if bib is None:
-        return reader(root)
+        return _nothing_read_says_why(reader(root), root, fmt)
     if not Path(bib).is_file():
         raise SourceNotFoundError(f"--bib {bib}: no such file")
     bibliography = read_bibliography([Path(bib)])
     if not bibliography.entries:
         raise SourceNotFoundError(f"--bib {bib}: no BibTeX or .bbl entry in it")
-    return _with_bibliography(reader(root), bibliography)
+    return _nothing_read_says_why(_with_bibliography(reader(root), bibliography), root, fmt)
+
+
+def _nothing_read_says_why(items: Iterator[Item], root: Path, fmt: str) -> Iterator[Item]:
+    """The reader's items; when it found no input at all, one refusal that says what ``root`` holds instead
+    (a folder of PDFs given as ``--format html`` is "a PDF: use --format pdf", not an empty table)."""
+    found = False
+    for item in items:
+        found = True
+        yield item
+    if not found:
+        yield str(root), _what_is_there(root, fmt)
+
+
+def _what_is_there(root: Path, fmt: str) -> str:
+    files = [root] if root.is_file() else sorted(
+        p for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
+    if not files:
+        return f"an empty folder: no {fmt} input in it"
+    suffixes = Counter(p.suffix.lower() or "no suffix" for p in files)
+    held = ", ".join(f"{n} {suffix}" for suffix, n in suffixes.most_common(4)) + (" ..." if len(suffixes) > 4 else "")
+    hints = [reason for p in files[:50] if (reason := container_reason(p)) and f"--format {fmt}" not in reason]
+    return f"no {fmt} input found (it holds {held} file(s))" + (f"; the first is {hints[0]}" if hints else "")
 
 
 def _with_bibliography(items: Iterator[Item], bibliography: Bibliography) -> Iterator[Item]:
