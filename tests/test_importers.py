@@ -283,3 +283,18 @@ def test_official_reads_tells_which_written_titles_the_released_pattern_keeps():
 
     assert _official_reads("[3] Graph Neural Networks: A Review", "Graph Neural Networks: A Review")
     assert not _official_reads("[4] What is Edge Computing?", "What is Edge Computing?")
+
+
+def test_cli_prints_the_notes_and_how_address_entries_were_titled(sample_dataset, tmp_path):
+    """What the reader guessed or could not ask is printed, not only written to the report: references left as
+    URLs under --no-lookup, and the totals of address entries by how they got a title."""
+    _write(tmp_path / "in" / "0" / "report.md", f"# {SURVEY0}\n\n## Findings\n\nOrder [\\[1\\]](https://arxiv.org/abs/"
+           "1810.02244#:~:text=x), a post [\\[2\\]](https://example.org/post) and a DOI "
+           "[\\[3\\]](https://doi.org/10.1145/3292500.3330925).\n")
+    done = runner.invoke(app, ["import", str(tmp_path / "in"), "--format", "markdown", "--data", str(sample_dataset),
+                               "--out", str(tmp_path / "out"), "--no-lookup"])
+    assert done.exit_code == 0, done.output
+    output = " ".join(done.output.split())
+    assert ("survey 0: note: 3 reference(s) kept as their URL, no title found (nothing was looked up: --no-lookup): "
+            "they resolve to no corpus paper") in output
+    assert "references given only as an address: 0 titled by arXiv id or DOI, 0 by their own words, 3 left as URLs" in output

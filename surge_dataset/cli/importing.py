@@ -61,8 +61,14 @@ def import_outputs_command(
         lost = "; ".join(record["lost"]) or "nothing"
         console.print(f"survey {record['survey_id']} ({escape(record['source'])}): lost: {escape(lost)}",
                       highlight=False)
+        for note in record.get("notes", []):  # guesses, references left as URLs, look-ups that failed
+            console.print(f"survey {record['survey_id']}: note: {escape(note)}", highlight=False)
         for note in record.get("quality", {}).get("notes", []):
             console.print(f"survey {record['survey_id']}: quality: {escape(note)}", highlight=False)
+    linked = result.totals.get("link_entries", {})
+    if any(linked.values()):
+        console.print(f"references given only as an address: {linked.get('id', 0)} titled by arXiv id or DOI, "
+                      f"{linked.get('title', 0)} by their own words, {linked.get('url', 0)} left as URLs", highlight=False)
     for skipped in result.skipped:
         console.print(f"[yellow]skipped:[/] {escape(skipped['source'])}: {escape(skipped['reason'])}", highlight=False)
     console.print(f"report (fuzzy matches, unresolved references, what was lost, how each count is made): "
