@@ -77,6 +77,9 @@ def official_citations(content: str) -> list[tuple[int, str, int]]:
     """(number, sentence, offset) of every ``[n]`` in one node's content, the released sentence rule."""
     found: list[tuple[int, str, int]] = []
     dots: list[int] | None = None
+    # one string per sentence, shared by its citations: a sentence citing thousands of times must not be
+    # copied once per citation (memory grows with citations x sentence length)
+    sentences: dict[tuple[int, int], str] = {}
     for match in OFFICIAL_CITATION_RE.finditer(content):
         cited = to_int(match.group(1))
         if cited is None:
@@ -87,7 +90,9 @@ def official_citations(content: str) -> list[tuple[int, str, int]]:
         k = bisect.bisect_left(dots, at)  # dots[k] is the first '.' at or after the match start
         begin = dots[k - 1] + 1 if k > 0 else 0
         end = dots[k] if k < len(dots) else len(content)
-        found.append((cited, content[begin:end].strip(), at))
+        if (begin, end) not in sentences:
+            sentences[begin, end] = content[begin:end].strip()
+        found.append((cited, sentences[begin, end], at))
     return found
 
 

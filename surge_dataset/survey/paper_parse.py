@@ -344,6 +344,7 @@ def _citation_instances(root: SurveyNode, diagnostics: list[Diagnostic]) -> list
     for node, _depth in walk_nodes(root, prune=is_references_node):
         content = node.content
         ends: list[int] | None = None
+        sentences: dict[tuple[int, int], str] = {}  # one string per sentence, shared by all its citations
         for group in citation_groups(content):
             if ends is None:
                 ends = _sentence_ends(content)
@@ -351,7 +352,9 @@ def _citation_instances(root: SurveyNode, diagnostics: list[Diagnostic]) -> list
             k = bisect.bisect_right(ends, at)
             begin = ends[k - 1] if k > 0 else 0
             end = ends[k] if k < len(ends) else len(content)
-            sentence = content[begin:end].strip()
+            if (begin, end) not in sentences:
+                sentences[begin, end] = content[begin:end].strip()
+            sentence = sentences[begin, end]
             for item in group.clipped:
                 diagnostics.append(diagnostic("suspicious_citation_range",
                                               f"citation range [{item}] kept as its two ends only", node.line or None))
