@@ -244,7 +244,7 @@ def test_json_lines_with_the_report_under_article_or_a_named_field(data, tmp_pat
     assert [s["citations"] for s in report.surveys] == [1]
     (tmp_path / "other.jsonl").write_text(json.dumps({"answer": line["article"]}) + "\n", encoding="utf-8")
     refused = import_outputs("llmxmr", tmp_path / "other.jsonl", data, tmp_path / "out2", links=OFF)
-    assert "record without a 'content' or 'article' or 'report' string (its keys: 'answer')" in refused.skipped[0]["reason"]
+    assert "record without a 'content' or 'article' or 'report' or 'survey' string (its keys: 'answer')" in refused.skipped[0]["reason"]
     named = import_outputs("llmxmr", tmp_path / "other.jsonl", data, tmp_path / "out3", links=OFF, json_field="answer")
     assert [s["citations"] for s in named.surveys] == [1]
 

@@ -1,8 +1,8 @@
-"""`surge import` on surveys five systems really generated (tests/fixtures/generated, origin and licence in each
-README): the import report equals the counts made by hand (tests/fixtures/generated/README.md says how), and
-`surge evaluate` counts the same in the imported folder. Then one test per shape that used to go wrong:
-citation keys and a .bib, LaTeX, math, placeholders, failed runs, no reference list, PDF-rendered lists, Rich
-markup in messages."""
+"""`surge import` on surveys that survey-generation and deep-research systems really generated
+(tests/fixtures/generated, origin and licence in each README): the import report equals the counts made by hand
+(tests/fixtures/generated/README.md says how), and `surge evaluate` counts the same in the imported folder. Then
+one test per shape that used to go wrong: citation keys and a .bib, LaTeX, math, placeholders, failed runs, no
+reference list, PDF-rendered lists, Rich markup in messages (more shapes: test_importer_real_generators.py)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,13 @@ HAND_COUNTS = {
     ("deepresearch", "costorm_place_names", "markdown"): (21, 83, 70, 0),
     ("deepresearch", "storm_zabadinostat", "storm"): (41, 38, 1, 0),
     ("deepresearch", "openai_amd", "markdown"): (3, 38, 7, 0),
+    ("autosurvey", "efficient_llm_serving", "markdown"): (22, 147, 97, 0),
+    ("autosurvey", "3d_gaussian_splatting", "markdown"): (33, 243, 100, 0),
+    ("autosurvey", "efficient_llm_serving", "llmxmr"): (22, 147, 97, 0),
+    ("autosurvey", "3d_gaussian_splatting", "llmxmr"): (33, 243, 100, 0),
+    ("omnithink", "breast_milk", "markdown"): (29, 104, 0, 104),
+    ("aiscientist", "adaptive_dual_scale_denoising", "latex"): (21, 13, 9, 0),
+    ("aiscientist", "rl_lr_adaptation", "latex"): (14, 13, 6, 1),
 }
 #: (system, survey) -> distinct cited numbers in the written survey, counted by hand (each README says how).
 HAND_DISTINCT = {
@@ -57,6 +64,11 @@ HAND_DISTINCT = {
     ("deepresearch", "costorm_place_names"): 64,
     ("deepresearch", "storm_zabadinostat"): 1,
     ("deepresearch", "openai_amd"): 7,
+    ("autosurvey", "efficient_llm_serving"): 97,
+    ("autosurvey", "3d_gaussian_splatting"): 100,
+    ("omnithink", "breast_milk"): 10,
+    ("aiscientist", "adaptive_dual_scale_denoising"): 9,
+    ("aiscientist", "rl_lr_adaptation"): 7,
 }
 #: Runs of at most three surveys (the sample dataset has survey ids 0-2): folder name under SOURCE -> survey.
 RUNS = [
@@ -72,6 +84,10 @@ RUNS = [
     ("deepresearch", "markdown", {"0": "gemini_cns3", "1": "onyx_auction", "2": "costorm_place_names"}),
     ("deepresearch", "storm", {"0": "storm_zabadinostat"}),
     ("deepresearch", "markdown", {"0": "openai_amd"}),
+    ("autosurvey", "markdown", {"0": "efficient_llm_serving", "1": "3d_gaussian_splatting"}),
+    ("autosurvey", "llmxmr", {"0": "efficient_llm_serving", "1": "3d_gaussian_splatting"}),
+    ("omnithink", "markdown", {"0": "breast_milk"}),
+    ("aiscientist", "latex", {"0": "adaptive_dual_scale_denoising", "1": "rl_lr_adaptation"}),
 ]
 
 

@@ -26,7 +26,7 @@ def import_outputs_command(
         DEFAULT_THRESHOLD, "--threshold", help="Fuzzy title match: rapidfuzz fuzz.ratio (0-100) on processed titles, at least this."),
     bib: Path = typer.Option(None, "--bib", help=escape(
         "Bibliography (.bib or .bbl) for citations by key ([key], [@key], \\cite{key}), instead of the .bib/.bbl beside each survey.")),
-    json_field: str = typer.Option(None, "--field", help="llmxmr: the key of each JSON record that holds the report (default: content, article or report)."),
+    json_field: str = typer.Option(None, "--field", help="llmxmr: the key of each JSON record that holds the report (default: content, article, report or survey)."),
     no_lookup: bool = typer.Option(False, "--no-lookup", help="Ask no service: a reference given only as a URL, DOI or arXiv id keeps its address (default: its title from arXiv / Crossref, cached)."),
     report: Path = typer.Option(None, "--report", help="Report JSON (default: <OUT>.import_report.json beside OUT)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Write into an --out folder that an earlier `surge import` wrote (never into other files)."),

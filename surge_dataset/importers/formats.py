@@ -75,10 +75,10 @@ _CONTAINERS = {
     ".tex": "LaTeX ({name}): import it with --format latex",
     ".pdf": "a PDF ({name}), not text: import it with --format pdf (pip install 'surge-bench[pdf]'), or extract "
             "its text first (`pdftotext -layout {name}`) and import the .txt with --format markdown",
-    ".json": "JSON ({name}): import it with --format llmxmr (the report under 'content', 'article' or 'report', "
-             "or --field KEY)",
-    ".jsonl": "JSON lines ({name}): import it with --format llmxmr (the report under 'content', 'article' or "
-              "'report', or --field KEY)",
+    ".json": "JSON ({name}): import it with --format llmxmr (the report under 'content', 'article', 'report' or "
+             "'survey', or --field KEY)",
+    ".jsonl": "JSON lines ({name}): import it with --format llmxmr (the report under 'content', 'article', "
+              "'report' or 'survey', or --field KEY)",
     ".html": "an HTML page ({name}), not Markdown: import it with --format html (pip install 'surge-bench[html]')",
 }
 _CONTAINERS[".htm"] = _CONTAINERS[".xhtml"] = _CONTAINERS[".html"]
@@ -244,8 +244,9 @@ def _llmxmr_records(text: str) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-#: Where JSON records hold the report: LLMxMapReduce-V2's ``content``, DeepResearch Bench's ``article``, ``report``.
-TEXT_FIELDS = ("content", "article", "report")
+#: Where JSON records hold the report: LLMxMapReduce-V2's ``content``, DeepResearch Bench's ``article``, ``report``,
+#: AutoSurvey's ``survey`` (its Markdown with the ``## References`` list; ``reference`` repeats the list as arXiv ids).
+TEXT_FIELDS = ("content", "article", "report", "survey")
 
 
 def _record_text(record: Any, json_field: str | None) -> tuple[str | None, str]:

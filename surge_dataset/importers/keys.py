@@ -33,11 +33,12 @@ from surge_dataset.importers.records import RefEntry
 
 __all__ = ["KEY_GROUP_RE", "Bibliography", "bibliography_beside", "cites_as_keys", "key_citation", "read_bibliography"]
 
-_KEY = r"(?:@\w|[A-Za-z])[\w:.#&+/\-]*"
+#: A key may hold an apostrophe inside (Semantic Scholar's BibTeX writes ``Traor'e2020SequentialCO`` for Traoré).
+_KEY = r"(?:@\w|[A-Za-z])[\w:.#&+/\-]*(?:'[\w:.#&+/\-]+)*"
 #: A bracketed group of keys: ``[key]``, ``[@a; @b]``, ``[a, b]`` (not a link ``[text](url)``).
 KEY_GROUP_RE = re.compile(rf"\[\s*({_KEY}(?:\s*[;,]\s*{_KEY})*)\s*\](?!\()")
 #: What a key without an entry must look like to be taken for one: letters, then a year.
-_KEY_SHAPE_RE = re.compile(r"^[A-Za-z][\w:.#&+/\-]*?(?<!\d)(?:19|20)\d{2}(?!\d)")
+_KEY_SHAPE_RE = re.compile(r"^[A-Za-z][\w:.#&+/\-']*?(?<!\d)(?:19|20)\d{2}(?!\d)")
 #: An address is never a key, whatever digits it holds (``https://pubmed.ncbi.nlm.nih.gov/15620689/``).
 _ADDRESS_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.|doi:|10\.\d{4,9}/)", re.I)
 BIB_SUFFIXES = (".bib", ".bbl")

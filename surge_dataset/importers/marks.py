@@ -9,7 +9,7 @@
   citation of the URL, which becomes the entry, titled by the link's text; the parentheses go with the mark.
 * ``<sup>3</sup>``, ``<sup>[1, 2]</sup>``: numeric citations, as ``[3]``.
 * Unicode superscripts (``studies¹²``, ``known¹˒³``): citations only where a numbered list holds every number
-  (``m²`` after a unit is a power).
+  (``m²`` after a unit is a power; ``MS³-Conv``, superscripts inside a word, is a name).
 * **Flattened superscripts** (a Gemini Deep Research export copies ``balance.⁴ It`` as ``balance.4 It``): read only
   when a numbered list exists, the survey has no other numeric citation, the digits follow punctuation closing a
   word that holds a letter, maybe after a closing quote or emphasis (``balance.4``, ``Sty1.27``, ``"context".1``,
@@ -47,7 +47,10 @@ LINK_MARK_RE = re.compile("\x02(\\d+)\x03")
 SUP_RE = re.compile(r"<(?i:sup)>\s*\[?\s*(\d{1,4}(?:\s*[-\u2013,;]\s*\d{1,4})*)\s*\]?\s*</(?i:sup)>")
 _SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
 _SUP_DIGIT = f"[{_SUPERSCRIPTS}]"
-UNICODE_RE = re.compile(rf"(?<=[^\s{_SUPERSCRIPTS}])({_SUP_DIGIT}+(?:[,\u02d2]{_SUP_DIGIT}+)*)")
+#: Superscript digits closing a word; ones a letter, digit or hyphenated word follows are part of a name
+#: (``MS³-Conv``, ``H²O``), never a citation.
+UNICODE_RE = re.compile(rf"(?<=[^\s{_SUPERSCRIPTS}])({_SUP_DIGIT}+(?:[,\u02d2]{_SUP_DIGIT}+)*)"
+                        r"(?![^\W_]|[-\u2010\u2011][^\W_])")
 #: A unit before ``²``/``³`` makes it a power, not a citation.
 _UNIT_RE = re.compile(r"(?:^|[\s\d(])(?:[kcmµn]?m|s|ft|in|[kM]?Hz|[kMG]?W)$")
 #: The sentence's mark may close a quote or emphasis first (``"bag of context".1``, ``*persuasion game*.5``).
