@@ -174,8 +174,9 @@ def test_jsonl_a_torn_line_loses_no_other_record_and_each_bad_record_says_why(da
     report = import_outputs("llmxmr", tmp_path / "run", data, tmp_path / "out")
     assert [s["survey_id"] for s in report.surveys] == [0, 1]
     reasons = {Path(s["source"]).name: s["reason"] for s in report.skipped}
-    assert reasons["answers.jsonl#2"].startswith("record without a 'content' or 'article' or 'report' string (its "
-                                                 "keys: 'id', 'answer'): name the report's key with --field KEY")
+    assert reasons["answers.jsonl#2"].startswith("record without a 'content' or 'article' or 'report' or 'survey' "
+                                                 "string (its keys: 'id', 'answer'): name the report's key with "
+                                                 "--field KEY")
     assert reasons["answers.jsonl#3"] == "a record that is no JSON object but list"
     assert reasons["answers.jsonl#4"] == "the record's 'article' is int, not the report's text"
     assert reasons["answers.jsonl#5"].startswith("line 6 is no JSON (Unterminated string")
