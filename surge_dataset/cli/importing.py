@@ -27,7 +27,7 @@ def import_outputs_command(
     bib: Path = typer.Option(None, "--bib", help=escape(
         "Bibliography (.bib or .bbl) for citations by key ([key], [@key], \\cite{key}), instead of the .bib/.bbl beside each survey.")),
     json_field: str = typer.Option(None, "--field", help="llmxmr: the key of each JSON record that holds the report (default: content, article or report)."),
-    no_lookup: bool = typer.Option(False, "--no-lookup", help="Ask no service: a reference given only as a URL, DOI or arXiv id keeps its address (default: its title from arXiv / Crossref, cached)."),
+    no_lookup: bool = typer.Option(False, "--no-lookup", help="Ask no service: a reference given only as a URL, DOI or arXiv id keeps its address (default: its title from arXiv / Crossref / OpenAlex or its landing page, cached)."),
     report: Path = typer.Option(None, "--report", help="Report JSON (default: <OUT>.import_report.json beside OUT)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Write into an --out folder that an earlier `surge import` wrote (never into other files)."),
 ) -> None:
