@@ -63,7 +63,7 @@ A plain [link to a page](https://example.org/page) cites nothing.
     assert "grows [1] and again\n[2] with two [3].\nThe first source once more [1]." in text
     assert "A plain [link to a page](https://example.org/page) cites nothing." in text
     assert "[2] https://thebiogrid.org/search.php?q=ZNF\n" in text  # the text fragment is no part of the source
-    assert record["link_entries"] == {"id": 0, "title": 0, "url": 3}
+    assert record["link_entries"] == {"id": 0, "page": 0, "title": 0, "url": 3, "id_arxiv": 0, "id_crossref": 0, "id_openalex": 0}
     assert any("kept as their URL" in note and "--no-lookup" in note for note in record["notes"])
 
 
@@ -181,10 +181,13 @@ def test_a_bracketed_url_is_never_a_key():
 def test_urls_titled_by_arxiv_id_and_doi_through_the_replayed_services(data, tmp_path):
     """The arXiv answer recorded for ``id_list=1605.08386`` and the Crossref list recorded with the work
     ``10.1155/2011/132985`` in it (served here for ``query.bibliographic=<that DOI>``; a real recorded answer, not a
-    hand-written one) give the titles; the third link has no id and keeps its address."""
+    hand-written one) give the titles; the third link has no id, and its page is gone (a 404 written here): it keeps
+    its address."""
     crossref = [{"path": "/works", "match": {"query.bibliographic": "10.1155/2011/132985"}, "status": 200,
                  "answer": "crossref/topological-entropy-mathml.json"}]
-    with ReplayServer(extra_rules={"crossref": crossref}) as server:
+    gone = [{"path": "/only-a-page", "match": {}, "status": 404, "body": "Not Found"}]
+    with ReplayServer(extra_rules={"crossref": crossref, "pages": gone}) as server:
+        page = server.page("/only-a-page")
         options = LinkOptions(base_urls=dict(o.split("=", 1) for o in server.base_url_options()),
                               cache_dir=tmp_path / "cache", max_retries=0)
         report, text = _import(data, tmp_path, f"""# {SURVEY0}
@@ -192,13 +195,14 @@ def test_urls_titled_by_arxiv_id_and_doi_through_the_replayed_services(data, tmp
 ## Body
 
 Walks [[1]](https://arxiv.org/abs/1605.08386v2), maps [[2]](https://doi.org/10.1155/2011/132985) and a page
-[[3]](https://example.org/only-a-page).
+[[3]]({page}).
 """, links=options)
         assert not server.unmatched
     record = report.surveys[0]
-    assert record["link_entries"] == {"id": 2, "title": 0, "url": 1}
+    assert record["link_entries"] == {"id": 2, "page": 0, "title": 0, "url": 1, "id_arxiv": 1, "id_crossref": 1,
+                                      "id_openalex": 0}
     assert "[1] Heat-bath random walks with Markov bases\n" in text
-    assert "[2] Topological Entropy and Special" in text and "[3] https://example.org/only-a-page\n" in text
+    assert "[2] Topological Entropy and Special" in text and f"[3] {page}\n" in text
 
 
 def test_end_to_end_links_resolve_to_the_corpus_and_evaluate_with_recall(data, sample_dataset, tmp_path):
@@ -229,7 +233,7 @@ a third source [[3]](https://arxiv.org/abs/2103.00003).
     assert asked == ["arxiv/empty.xml"]  # one id_list request for the address-only entries, a recorded miss
     assert (record["references"], record["resolved_exact"], record["citations"]) == (3, 2, 3)
     # entries 1 and 2 have a title besides their address (the list's rule reads it); entry 3 nothing but its address
-    assert record["link_entries"] == {"id": 0, "title": 0, "url": 1}
+    assert record["link_entries"] == {"id": 0, "page": 0, "title": 0, "url": 1, "id_arxiv": 0, "id_crossref": 0, "id_openalex": 0}
     results = tmp_path / "r.json"
     done = CliRunner().invoke(app, ["evaluate", "--data", str(sample_dataset), "--passages", str(tmp_path / "out"),
                                     "--metrics", "recall", "--protocol", "paper", "--out", str(results)])

@@ -27,7 +27,7 @@ def import_outputs_command(
     bib: Path = typer.Option(None, "--bib", help=escape(
         "Bibliography (.bib or .bbl) for citations by key ([key], [@key], \\cite{key}), instead of the .bib/.bbl beside each survey.")),
     json_field: str = typer.Option(None, "--field", help="llmxmr: the key of each JSON record that holds the report (default: content, article, report or survey)."),
-    no_lookup: bool = typer.Option(False, "--no-lookup", help="Ask no service: a reference given only as a URL, DOI or arXiv id keeps its address (default: its title from arXiv / Crossref, cached)."),
+    no_lookup: bool = typer.Option(False, "--no-lookup", help="Ask no service: a reference given only as a URL, DOI or arXiv id keeps its address (default: its title from arXiv / Crossref / OpenAlex or its landing page, cached)."),
     report: Path = typer.Option(None, "--report", help="Report JSON (default: <OUT>.import_report.json beside OUT)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Write into an --out folder that an earlier `surge import` wrote (never into other files)."),
 ) -> None:
@@ -68,7 +68,8 @@ def import_outputs_command(
     linked = result.totals.get("link_entries", {})
     if any(linked.values()):
         console.print(f"references given only as an address: {linked.get('id', 0)} titled by arXiv id or DOI, "
-                      f"{linked.get('title', 0)} by their own words, {linked.get('url', 0)} left as URLs", highlight=False)
+                      f"{linked.get('page', 0)} by their landing page, {linked.get('title', 0)} by their own words, "
+                      f"{linked.get('url', 0)} left as URLs", highlight=False)
     for skipped in result.skipped:
         console.print(f"[yellow]skipped:[/] {escape(skipped['source'])}: {escape(skipped['reason'])}", highlight=False)
     console.print(f"report (fuzzy matches, unresolved references, what was lost, how each count is made): "

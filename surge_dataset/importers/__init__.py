@@ -52,7 +52,7 @@ says why they differ). No References section is written for a survey without an 
 
 Deep-research citation forms (linked numbers ``[[3]](url)``, source chips ``([Title](url))``, ``<sup>``, Unicode and
 flattened superscripts) are read by :mod:`.marks`; an entry that is only an address gets its title by arXiv id or DOI,
-else its own words, else keeps its URL (:mod:`.links`).
+else its own words, else its landing page (:mod:`.pages`), else keeps its URL (:mod:`.links`).
 
 One module per job: :mod:`.records` (the records and formats), :mod:`.markdown` (reading a Markdown
 survey and its reference list), :mod:`.titles` (a reference entry's title), :mod:`.keys` (citations by

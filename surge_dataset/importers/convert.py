@@ -14,7 +14,7 @@ from typing import Any
 
 from surge_dataset.core.normalise import normalise_title
 from surge_dataset.importers.keys import KEY_GROUP_RE, cites_as_keys, key_citation
-from surge_dataset.importers.links import AS_URL, BY_ID, BY_TITLE, LinkOptions, LinkResolver
+from surge_dataset.importers.links import AS_URL, LinkOptions, LinkResolver, link_counts
 from surge_dataset.importers.markdown import YEAR_RE, first_surname
 from surge_dataset.importers.marks import (
     FLAT_RE,
@@ -393,6 +393,6 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher,
         "notes": list(doc.notes) + _notes(stats, linked, links),
         "guessed_citations": stats["guesses"][:200],
         "quality": quality,
-        "link_entries": {how: sum(1 for _, h in linked.values() if h == how) for how in (BY_ID, BY_TITLE, AS_URL)},
+        "link_entries": link_counts(linked),
     }
     return markdown, record

@@ -66,9 +66,12 @@ COUNTING = {
     "references": "reference lines written: the source's list, or the cited entries of its bibliography; none "
                   "(and no References heading) when there is no entry",
     "lost": "per survey, what the import could not keep and why",
-    "link_entries": "references given only as an address (a URL, a DOI, an arXiv id): titled by the arXiv or "
-                    "Crossref record of their id ('id'), by their own words ('title'), or left as the URL ('url', "
-                    "resolving to no corpus paper); then resolved to the corpus by that title like any reference",
+    "link_entries": "references given only as an address (a URL, a DOI, an arXiv id): titled by the record of "
+                    "their id ('id': arXiv for an arXiv id or arXiv DOI, Crossref for another DOI, else OpenAlex by "
+                    "that DOI; 'id_arxiv', 'id_crossref', 'id_openalex' say which), by their own words ('title'), "
+                    "by their landing page's citation_title or <title> ('page', an address with no id and no words), "
+                    "or left as the URL ('url', resolving to no corpus paper); then resolved to the corpus by that "
+                    "title like any reference",
     "guessed_citations": "flattened superscripts (digits after a word's closing punctuation) read as citations "
                          "of a numbered list: each one a guess, listed",
     "quality": "per survey, notes on the source as it came (surge_dataset/importers/quality.py): headings written "
@@ -111,7 +114,7 @@ def import_outputs(
     the dataset or a folder of other files. ``bib``: the bibliography for citations by key, instead of the
     one beside each survey. ``json_field``: the key of JSON records that holds the report (else ``article``, ``content``
     or ``report``). ``links``: how entries given only as a URL / DOI / arXiv id get a title (default: asked from
-    arXiv and Crossref, cached; ``LinkOptions(lookup=False)`` asks nothing). An empty survey (no text under any heading) and one of which nothing is kept (no
+    arXiv, Crossref, OpenAlex or the landing page, cached; ``LinkOptions(lookup=False)`` asks nothing). An empty survey (no text under any heading) and one of which nothing is kept (no
     heading, citation or reference read) are failures, not written.
     """
     out = Path(out)

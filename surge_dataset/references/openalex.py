@@ -16,6 +16,10 @@ nothing is lost. A query the API still refuses (HTTP 400 or 403, or a 200 whose 
 Answer: ``{"meta": {...}, "results": [{"id": "https://openalex.org/W...", "doi": "https://doi.org/...",
 "title": ..., "publication_year": 2017, "publication_date": "2017-06-12", "ids": {...}}]}``; no match = an
 empty ``results``. Titles are plain text by :func:`~.markup.plain_title` (OpenAlex copies Crossref's markup).
+
+One work by its DOI (:func:`doi_request`, for ``surge import``'s link entries): ``GET {base}/works/https://doi.org/<DOI>``
+(the DOI URL-quoted, ``/`` included, as the work's id), the same ``select`` and credentials; the answer is the work
+itself, and an unknown DOI is HTTP 404 (:func:`parse_work`: None).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import json
 import re
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote_plus, urlsplit
+from urllib.parse import quote, quote_plus, urlsplit
 
 from surge_dataset.core.vocabulary import OPENALEX
 from surge_dataset.references.base import (
@@ -39,7 +43,8 @@ from surge_dataset.references.base import (
 )
 from surge_dataset.references.registry import bib_service
 
-__all__ = ["OpenAlex", "SERVICE", "filter_words", "title_search", "works_list", "works_request"]
+__all__ = ["OpenAlex", "SERVICE", "doi_request", "filter_words", "parse_work", "title_search", "works_list",
+           "works_request"]
 
 FIELDS = ["id", "doi", "title", "display_name", "publication_year", "publication_date", "ids"]
 PER_PAGE = 5
@@ -82,6 +87,34 @@ def title_search(title: str, fields: list[str], base_url: str, environ: Mapping[
     return works_request(works.select(fields), base_url, environ, per_page)
 
 
+def doi_request(doi: str, base_url: str, environ: Mapping[str, str]) -> Request:
+    """The GET for the one work whose DOI is ``doi`` (module docstring): the path pyalex builds for
+    ``Works()["https://doi.org/<DOI>"]``, written here since pyalex would send it at once."""
+    query = f"select={','.join(FIELDS)}"
+    email = env_value(environ, "SURGE_OPENALEX_EMAIL", "SURGE_BIB_EMAIL")
+    if email:
+        query += f"&mailto={quote_plus(email)}"
+    key = env_value(environ, "SURGE_OPENALEX_API_KEY", "OPENALEX_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return Request(f"{base_url.rstrip('/')}/works/https://doi.org/{quote(doi.strip(), safe=':')}", query, headers)
+
+
+def parse_work(status: int, body: bytes) -> Candidate | None:
+    """The work of a by-DOI answer; None for HTTP 404 (OpenAlex knows no work with that DOI); :class:`AnswerError`
+    for another status or an answer that is no work."""
+    if status == 404:
+        return None
+    if status != 200:
+        raise AnswerError(f"HTTP {status}")
+    try:
+        work = json.loads(body)
+    except ValueError:
+        work = None
+    if not isinstance(work, dict) or not (work.get("title") or work.get("display_name")):
+        raise AnswerError("not an OpenAlex work")
+    return _candidate(work)
+
+
 def works_list(status: int, body: bytes) -> list[dict[str, Any]]:
     """The works of an OpenAlex answer; :class:`QueryRejected` when the API refused the query (400/403, or an
     ``error`` body), :class:`AnswerError` for another status or an answer that is no list."""
@@ -116,15 +149,16 @@ class OpenAlex:
         return title_search(title, FIELDS, base_url, environ, PER_PAGE, full_text=True)
 
     def parse(self, status: int, body: bytes) -> list[Candidate]:
-        found = []
-        for work in works_list(status, body):
-            doi = _short(work.get("doi"), "https://doi.org/")
-            found.append(Candidate.from_service(
-                str(work.get("title") or work.get("display_name") or ""),
-                id=_short(work.get("id"), "https://openalex.org/"), doi=doi, arxiv_id=arxiv_id_of(doi),
-                year=year_of(work.get("publication_year") or work.get("publication_date")),
-                date=work.get("publication_date") or None))
-        return found
+        return [_candidate(work) for work in works_list(status, body)]
+
+
+def _candidate(work: Mapping[str, Any]) -> Candidate:
+    doi = _short(work.get("doi"), "https://doi.org/")
+    return Candidate.from_service(
+        str(work.get("title") or work.get("display_name") or ""),
+        id=_short(work.get("id"), "https://openalex.org/"), doi=doi, arxiv_id=arxiv_id_of(doi),
+        year=year_of(work.get("publication_year") or work.get("publication_date")),
+        date=work.get("publication_date") or None)
 
 
 SERVICE = OpenAlex()
