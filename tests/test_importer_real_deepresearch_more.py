@@ -1,6 +1,7 @@
-"""`surge import --format storm` on a real Co-STORM run folder: its ``report.md`` and the ``instance_dump.json`` whose
-``knowledge_base.info_uuid_to_info_dict`` numbers the sources (tests/fixtures/generated/deepresearch/README.md gives
-the origin, the licence and how the counts below were made by reading the files).
+"""`surge import --format storm` on real runs: a Co-STORM run folder (its ``report.md`` and the ``instance_dump.json``
+whose ``knowledge_base.info_uuid_to_info_dict`` numbers the sources) and a STORM run folder (its articles and the
+``url_to_info.json`` whose ``url_to_unified_index`` numbers the sources). tests/fixtures/generated/deepresearch/README.md
+gives their origin, the licence and how the counts below were made by reading the files.
 
 The dump is stored gzipped (the same bytes: its git blob id is checked below) because it is 0.6 MB; each test
 unpacks it into the run folder it imports, so the importer reads the file exactly as Co-STORM wrote it."""
@@ -19,6 +20,7 @@ from typer.testing import CliRunner
 from surge_dataset import SurgeData
 from surge_dataset.cli import app
 from surge_dataset.importers import import_outputs
+from surge_dataset.importers.links import LinkOptions
 from surge_dataset.survey import parse_survey
 
 runner = CliRunner()
@@ -94,3 +96,60 @@ def test_costorm_sources_are_numbered_by_the_knowledge_base_not_by_url(data, tmp
     article = {c.number for c in parse_survey((RUN / "report.md").read_text(encoding="utf-8"), protocol="paper").citations}
     assert set(range(1, 72)) - article == {19, 23, 44, 61, 65, 67} and max(article) == 71
     assert cited == list(range(1, len(article) + 1))
+
+
+STORM_RUN = RUN.parent / "storm_agent_automl"
+#: git's blob ids of the STORM run's files at the commit the README names.
+STORM_BLOBS = {"storm_gen_article_polished.txt": "093f2c289adf8c0f6abea51efacf4c42acd0ef45",
+               "storm_gen_article.txt": "e74af3060f63a385422414e1629373086eaf9f08",
+               "url_to_info.json": "3fa211799eb60e4f517a53266164be38c36a1a07"}
+#: headings, citations, distinct cited numbers, references, citations without an entry, counted by hand: the
+#: polished article (with STORM's ``# summary`` lead) and the draft article (without it), over the same sources.
+STORM_HAND = {"storm_gen_article_polished.txt": (41, 93, 28, 28, 0), "storm_gen_article.txt": (40, 93, 28, 28, 0)}
+
+
+def _storm_folder(root: Path, article: str) -> Path:
+    """SOURCE/0/{ARTICLE, url_to_info.json}: the run folder with one of its two articles, named by a survey id."""
+    folder = root / "in" / "0"
+    folder.mkdir(parents=True)
+    for name in (article, "url_to_info.json"):
+        shutil.copyfile(STORM_RUN / name, folder / name)
+    return root / "in"
+
+
+def test_the_storm_fixture_holds_the_bytes_of_the_named_commit():
+    assert {name: _blob_id((STORM_RUN / name).read_bytes()) for name in STORM_BLOBS} == STORM_BLOBS
+
+
+@pytest.mark.parametrize("article", sorted(STORM_HAND))
+def test_storm_import_equals_hand_counts_and_evaluate_counts(article, data, sample_dataset, tmp_path):
+    report = import_outputs("storm", _storm_folder(tmp_path, article), data, tmp_path / "out",
+                            links=LinkOptions(lookup=False, cache_dir=False))
+    assert report.skipped == []
+    record = report.surveys[0]
+    written = parse_survey(Path(record["output"]).read_text(encoding="utf-8"), protocol="paper")
+    counted = (record["headings"], record["citations"], len({c.number for c in written.citations}),
+               record["references"], record["citations_without_entry"])
+    assert counted == STORM_HAND[article]
+    done = runner.invoke(app, ["evaluate", "--data", str(sample_dataset), "--passages", str(tmp_path / "out"),
+                               "--metrics", "recall", "--protocol", "paper", "--out", str(tmp_path / "r.json")])
+    assert done.exit_code == 0, done.output
+    counts = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["surveys"]["0"]["counts"]
+    hand = STORM_HAND[article]
+    assert (counts["headings"], counts["citations"], counts["references"],
+            counts["citations_of_missing_numbers"]) == (hand[0], hand[1], hand[3], hand[4])
+
+
+def test_storm_sources_are_titled_from_url_to_info_in_its_numbering(data, tmp_path):
+    """Each ``url_to_unified_index`` number is the reference of that number, titled as ``url_to_info`` titles its
+    page: a title that opens with a bracket (``[2410.02958] AutoML-Agent ...``) or holds one (``['25]``) stays one
+    entry. The run writes three sections' headings twice, which the report's quality notes name."""
+    report = import_outputs("storm", _storm_folder(tmp_path, "storm_gen_article_polished.txt"), data,
+                            tmp_path / "out", links=LinkOptions(lookup=False, cache_dir=False))
+    info = json.loads((STORM_RUN / "url_to_info.json").read_text(encoding="utf-8"))
+    by_number = {number: info["url_to_info"][url]["title"] for url, number in info["url_to_unified_index"].items()}
+    listed = (tmp_path / "out" / "0" / "survey.md").read_text(encoding="utf-8").split("# References")[1]
+    assert [line for line in listed.splitlines() if line] == [f"[{n}] {by_number[n]}" for n in range(1, 29)]
+    assert by_number[8].startswith("[2410.02958] ") and by_number[19].endswith("['25]")
+    assert report.surveys[0]["quality"]["headings_twice"] == [
+        "decision-making risks", "hyperparameter optimization", "multi-stage verification"]
