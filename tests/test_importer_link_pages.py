@@ -181,6 +181,7 @@ def test_offline_and_no_lookup_fetch_no_page(dataset, tmp_path, monkeypatch):
     assert offline == {"1": (page, "url")}
 
 
+@pytest.mark.allow_hosts([f"127.0.0.{n}" for n in range(1, 21)])  # loopback hosts of their own (pytest-socket)
 def test_pages_stop_being_asked_when_host_after_host_cannot_be_reached(tmp_path):
     """No network (nothing listens on port 9 of 127.0.0.1, each host a name of its own): after DOWN_AFTER
     unreachable pages in a row the rest are not asked, rather than each waiting out its retries."""

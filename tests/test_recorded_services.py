@@ -213,3 +213,15 @@ def test_the_fixture_index_names_only_files_that_exist():
         assert rules[-1]["match"] == {}, f"{service}: the last rule answers every other request"
         for rule in rules:
             assert (FIXTURES / rule["answer"]).is_file(), rule["answer"]
+
+
+@pytest.mark.filterwarnings("ignore:A test tried to use socket")
+def test_the_suite_reaches_no_host_but_this_machine():
+    """pytest-socket (pyproject's addopts) refuses a connection to any host but 127.0.0.1: a test that asked a
+    real service would pass or fail with the network."""
+    import socket
+
+    from pytest_socket import SocketConnectBlockedError
+
+    with pytest.raises(SocketConnectBlockedError):
+        socket.create_connection(("192.0.2.1", 80), timeout=1)  # TEST-NET-1: never routed
