@@ -101,7 +101,8 @@ def discover_passages(
         files = sorted(p for p in entry.iterdir() if p.is_file() and not p.name.startswith("."))
         markdown = [p for p in files if p.suffix.lower() == ".md"]
         if not files:
-            failures.append({"survey_id": int(entry.name), "path": str(entry), "error": "folder holds no file"})
+            failures.append({"survey_id": int(entry.name), "path": str(entry),
+                             "error": "folder holds no file" + _not_files(entry)})
         elif len(files) == 1:
             found.append((int(entry.name), files[0]))
         elif len(markdown) == 1:
@@ -114,6 +115,18 @@ def discover_passages(
                  "error": f"{len(files)} files and {len(markdown)} ending in .md: cannot tell which is the survey"}
             )
     return found, failures
+
+
+def _not_files(folder: Path) -> str:
+    """What a survey folder holds instead of a file, said after "folder holds no file" (empty when nothing)."""
+    kinds = []
+    for entry in sorted(folder.iterdir())[:5]:
+        if entry.name.startswith("."):
+            continue
+        kind = ("a link that leads nowhere or loops" if entry.is_symlink() and not entry.exists()
+                else "a folder" if entry.is_dir() else "not a regular file")
+        kinds.append(f"{entry.name}: {kind}")
+    return f" ({'; '.join(kinds)})" if kinds else ""
 
 
 def _flat_survey_files(root: Path) -> list[Path]:

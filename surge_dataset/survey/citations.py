@@ -47,6 +47,17 @@ CITATION_GROUP_RE = re.compile(
 #: One item of a group: a number or a range ``a-b`` (``-``, en or em dash).
 CITATION_ITEM_RE = re.compile(r"(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?")
 _PARAGRAPH_END_RE = re.compile(r"\n[ \t]*\n")
+#: Every start of a paragraph end, overlapping ones too (group 1 ends where the match would).
+_PARAGRAPH_ENDS_RE = re.compile(r"\n(?=([ \t]*\n))")
+_TICK_RUN_RE = re.compile(r"`+")
+#: A ``$`` that may close inline math (pandoc): not escaped, after a non-space (and not before a digit: checked apart).
+_CLOSING_DOLLAR_RE = re.compile(r"(?<=[^\s\\])\$")
+_MATH_CLOSE_RES = {"(": re.compile(r"\\\)"), "[": re.compile(r"\\\]")}
+_PAREN_RE = re.compile(r"[()]")
+_BLANK_LINE_RE = re.compile(r"\n(?=\n)")
+#: One line and its line break: ``\n``, ``\r\n`` or ``\r``, as the heading tree reads lines (``str.splitlines``
+#: would also cut at ``\f``, ``\x1c`` or ``\u2028``, putting a fence where the tree sees none).
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n?|\n)?")
 
 
 @dataclass(frozen=True)
@@ -85,22 +96,73 @@ def read_citation_group(group: str) -> tuple[list[int], list[str]] | None:
     return list(dict.fromkeys(numbers)), clipped
 
 
-def _closing_dollar(text: str, start: int, stop: int) -> int | None:
-    """Index of the ``$`` closing inline math opened at ``start`` (pandoc's rule), before ``stop``."""
-    at = start + 1
-    while True:
-        at = text.find("$", at, stop)
-        if at < 0:
+class _Marks:
+    """Where the closing marks of ``text`` are, found once: each opening mark then finds its closing one by a
+    binary search, where searching the text again from every opening mark was quadratic (a paragraph of a
+    megabyte of ``$x `` or ``](x `` took minutes)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._found: dict[str, list[int]] = {}
+        self._paragraph_ends: list[tuple[int, int]] | None = None
+        self._tick_runs: dict[int, list[int]] | None = None
+        self._link_closes: dict[int, int] | None = None
+
+    def next_of(self, kind: str, pattern: re.Pattern[str], after: int) -> int | None:
+        """The start of the first match of ``pattern`` (named ``kind``) at or after ``after``."""
+        if kind not in self._found:
+            self._found[kind] = [m.start() for m in pattern.finditer(self.text)]
+        found = self._found[kind]
+        k = bisect.bisect_left(found, after)
+        return found[k] if k < len(found) else None
+
+    def paragraph_end(self, after: int, stop: int) -> int:
+        """``_PARAGRAPH_END_RE.search(text, after, stop)``'s start, or ``stop`` when there is none."""
+        if self._paragraph_ends is None:  # every match start, overlapping ones too ("\n\n\n" holds two)
+            self._paragraph_ends = [(m.start(), m.end(1)) for m in _PARAGRAPH_ENDS_RE.finditer(self.text)]
+        k = bisect.bisect_left(self._paragraph_ends, (after, -1))
+        # the ends grow with the starts, so the first one that starts after ``after`` is the only candidate
+        if k < len(self._paragraph_ends) and self._paragraph_ends[k][1] <= stop:
+            return self._paragraph_ends[k][0]
+        return stop
+
+    def closing_ticks(self, width: int, after: int, stop: int) -> int | None:
+        """Start of the first run of exactly ``width`` backticks at or after ``after`` that ends by ``stop``."""
+        if self._tick_runs is None:
+            self._tick_runs = {}
+            for run in _TICK_RUN_RE.finditer(self.text):
+                self._tick_runs.setdefault(len(run.group(0)), []).append(run.start())
+        runs = self._tick_runs.get(width, [])
+        k = bisect.bisect_left(runs, after)
+        return runs[k] if k < len(runs) and runs[k] + width <= stop else None
+
+    def closing_dollar(self, start: int, stop: int) -> int | None:
+        """Index of the ``$`` closing inline math opened at ``start`` (pandoc's rule), before ``stop``."""
+        if "dollar" not in self._found:  # "not before a digit" is str.isdigit, as pandoc's reader has it
+            text = self.text
+            self._found["dollar"] = [m.start() for m in _CLOSING_DOLLAR_RE.finditer(text)
+                                     if not (m.end() < len(text) and text[m.end()].isdigit())]
+        close = self.next_of("dollar", _CLOSING_DOLLAR_RE, start + 1)
+        return close if close is not None and close < stop else None
+
+    def link_target_end(self, open_paren: int, stop: int) -> int | None:
+        """Index of the ``)`` matching the ``(`` at ``open_paren`` (nested pairs skipped), before ``stop`` and
+        before a blank line (``\n\n``), or None."""
+        if self._link_closes is None:  # one pass pairs every "(" with its ")": the depth count from any "("
+            self._link_closes, opened = {}, []
+            for paren in _PAREN_RE.finditer(self.text):
+                if paren.group(0) == "(":
+                    opened.append(paren.start())
+                elif opened:
+                    self._link_closes[opened.pop()] = paren.start()
+        close = self._link_closes.get(open_paren)
+        if close is None or close >= stop:
             return None
-        if text[at - 1] == "\\":
-            at += 1
-            continue
-        if not text[at - 1].isspace() and not (at + 1 < len(text) and text[at + 1].isdigit()):
-            return at
-        at += 1
+        blank = self.next_of("blank", _BLANK_LINE_RE, open_paren)
+        return close if blank is None or blank > close else None
 
 
-def _inline_spans(text: str, begin: int, end: int) -> Iterator[tuple[int, int]]:
+def _inline_spans(text: str, begin: int, end: int, marks: _Marks) -> Iterator[tuple[int, int]]:
     """Math, inline code and link targets in ``text[begin:end]`` (no fenced block in it)."""
     at = begin
     while at < end:
@@ -108,8 +170,8 @@ def _inline_spans(text: str, begin: int, end: int) -> Iterator[tuple[int, int]]:
         if char == "\\" and at + 1 < end:
             following = text[at + 1]
             if following in "([":
-                close = text.find("\\)" if following == "(" else "\\]", at + 2, end)
-                if close >= 0:
+                close = marks.next_of(following, _MATH_CLOSE_RES[following], at + 2)
+                if close is not None and close + 2 <= end:
                     yield at, close + 2
                     at = close + 2
                     continue
@@ -119,11 +181,10 @@ def _inline_spans(text: str, begin: int, end: int) -> Iterator[tuple[int, int]]:
             run = at
             while run < end and text[run] == "`":
                 run += 1
-            paragraph = _PARAGRAPH_END_RE.search(text, run, end)
-            close = re.compile(rf"(?<!`){text[at:run]}(?!`)").search(text, run, paragraph.start() if paragraph else end)
+            close = marks.closing_ticks(run - at, run, marks.paragraph_end(run, end))
             if close is not None:
-                yield at, close.end()
-                at = close.end()
+                yield at, close + run - at
+                at = close + run - at
             else:
                 at = run
             continue
@@ -137,8 +198,7 @@ def _inline_spans(text: str, begin: int, end: int) -> Iterator[tuple[int, int]]:
                 at += 2
                 continue
             if at + 1 < end and not text[at + 1].isspace():
-                paragraph = _PARAGRAPH_END_RE.search(text, at, end)
-                close = _closing_dollar(text, at, paragraph.start() if paragraph else end)
+                close = marks.closing_dollar(at, marks.paragraph_end(at, end))
                 if close is not None:
                     yield at, close + 1
                     at = close + 1
@@ -146,18 +206,8 @@ def _inline_spans(text: str, begin: int, end: int) -> Iterator[tuple[int, int]]:
             at += 1
             continue
         if char == "]" and text.startswith("](", at):
-            depth, close = 0, at + 1
-            while close < end:
-                if text[close] == "(":
-                    depth += 1
-                elif text[close] == ")":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                elif text[close] == "\n" and text.startswith("\n", close + 1):
-                    break
-                close += 1
-            if close < end and text[close] == ")":
+            close = marks.link_target_end(at + 1, end)
+            if close is not None:
                 yield at + 1, close + 1
                 at = close + 1
                 continue
@@ -168,23 +218,26 @@ def protected_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every part of ``text`` that holds no citation: fenced code blocks, math, inline code
     and link targets, in order and not overlapping."""
     spans: list[tuple[int, int]] = []
+    marks = _Marks(text)
     fence_start: int | None = None
     free_start = 0
     offset = 0
-    for line in text.splitlines(keepends=True):
+    while offset < len(text):
+        line = _LINE_RE.match(text, offset).group(0)  # type: ignore[union-attr] # never empty before the end
+        line_end = offset + len(line)
         if FENCE_RE.match(line):
             if fence_start is None:
-                spans.extend(_inline_spans(text, free_start, offset))
+                spans.extend(_inline_spans(text, free_start, offset, marks))
                 fence_start = offset
             else:
-                spans.append((fence_start, offset + len(line)))
+                spans.append((fence_start, line_end))
                 fence_start = None
-                free_start = offset + len(line)
-        offset += len(line)
+                free_start = line_end
+        offset = line_end
     if fence_start is not None:
         spans.append((fence_start, len(text)))
     else:
-        spans.extend(_inline_spans(text, free_start, len(text)))
+        spans.extend(_inline_spans(text, free_start, len(text), marks))
     return spans
 
 

@@ -2,8 +2,43 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
+
 from surge_dataset.core.diagnostics import Diagnostic, diagnostic
 from surge_dataset.survey.model import Citation, Reference
+
+#: Diagnostics of one code kept per survey; the rest are counted in one more of that code. A survey of a million
+#: repeated ``[1] ...`` lines made a million diagnostics (a gigabyte in memory, hundreds of MB of results file).
+MAX_DIAGNOSTICS_PER_CODE = 100
+
+
+class DiagnosticLog(list[Diagnostic]):
+    """The diagnostics of one survey while it is parsed: the first :data:`MAX_DIAGNOSTICS_PER_CODE` of each code
+    kept, the others only counted (:meth:`finish` adds one diagnostic per code saying how many)."""
+
+    def __init__(self, items: Iterable[Diagnostic] = ()) -> None:
+        super().__init__()
+        self.kept: Counter[str] = Counter()
+        self.dropped: Counter[str] = Counter()
+        self.extend(items)
+
+    def append(self, item: Diagnostic) -> None:
+        if self.kept[item.code] >= MAX_DIAGNOSTICS_PER_CODE:
+            self.dropped[item.code] += 1
+            return
+        self.kept[item.code] += 1
+        super().append(item)
+
+    def extend(self, items: Iterable[Diagnostic]) -> None:
+        for item in items:
+            self.append(item)
+
+    def finish(self) -> list[Diagnostic]:
+        """The kept diagnostics, then one per code that had more, with how many were left out."""
+        return [*self, *(diagnostic(code, f"{count:,} more {code} diagnostic(s) in this survey, not listed "
+                                          f"(the first {MAX_DIAGNOSTICS_PER_CODE} are)")
+                         for code, count in self.dropped.items())]
 
 
 def missing_numbers_diagnostic(citations: list[Citation], references: dict[int, Reference]) -> list[Diagnostic]:

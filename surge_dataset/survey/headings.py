@@ -30,7 +30,10 @@ _REFERENCES_TITLE_RE = re.compile(rf"^[\W_]*(?:(?:\d+(?:\.\d+)*|[ivxlc]+)[.)]?\s
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-+*\u2022]\s|\d+(?:\.\d+)*[.)]?\s)")
 #: A CommonMark ATX heading line: up to 3 spaces, 1-6 ``#``, white space, the title (group 2), an optional closing
 #: ``#`` run after white space. The ``paper`` reading's, ``surge import``'s and the viewer's heading rule.
-ATX_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+#: The title is empty or ends in a character that is no space, tab or line break: the shortest title is always such
+#: a one, and stopping only there keeps a line with long runs of spaces linear (a plain lazy ``(.*?)`` retried the
+#: closing part at every space of a run: quadratic).
+ATX_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+((?:.*?[^ \t\n])??)(?:[ \t]+#+)?[ \t]*$")
 _ATX_HEADING_LINES_RE = re.compile(ATX_HEADING_RE.pattern, re.M)
 #: Lines that name a reference list somewhere (a cheap first pass of :func:`references_lines` over a whole text).
 _LINE_WORDS = "|".join(r"[ \t]+".join(title.split()) for title in REFERENCES_TITLES)
@@ -60,13 +63,26 @@ def official_skipped(title: str) -> bool:
 
 
 def strip_wrapping_emphasis(text: str) -> str:
-    """``**Title**`` / ``_Title_`` -> ``Title`` (repeatedly), the rest untouched."""
+    """``**Title**`` / ``_Title_`` -> ``Title`` (repeatedly), the rest untouched.
+
+    :data:`_WRAPPING_EMPHASIS_RE` applied until it no longer matches, computed on indices: a line of 100,000
+    ``*`` would otherwise be matched and copied once per three stars it loses (quadratic).
+    """
     text = text.strip()
-    while True:
-        match = _WRAPPING_EMPHASIS_RE.match(text)
-        if not match:
-            return text
-        text = match.group(2).strip()
+    if "\n" in text:  # the pattern's ``.`` stops at a line break and the markers are no line break: never matches
+        return text
+    low, high = 0, len(text)
+    while high - low >= 3 and text[low] in "*_":
+        marker = text[low]
+        for width in (3, 2, 1):  # the pattern's greedy {1,3}: the widest marker first
+            if (high - low >= 2 * width + 1 and text.startswith(marker * width, low)
+                    and text.startswith(marker * width, high - width)
+                    and not text[low + width].isspace() and not text[high - width - 1].isspace()):
+                low, high = low + width, high - width
+                break
+        else:
+            break
+    return text[low:high]
 
 
 def is_references_title(title: str) -> bool:

@@ -21,6 +21,7 @@ from surge_dataset.survey.citations import (
     expand_citation_range,
 )
 from surge_dataset.survey.diagnostics import final_diagnostics, line_list, missing_numbers_diagnostic
+from surge_dataset.survey.entry_scan import first_emphasis, first_quoted, replace_links
 from surge_dataset.survey.headings import (
     atx_heading,
     is_references_label,
@@ -34,16 +35,23 @@ from surge_dataset.survey.tree import NodeBuilder, build_tree, to_int
 __all__ = ["MARKDOWN_LINK_RE", "MAX_CITATION_RANGE", "expand_citation_range", "parse_paper"]
 
 #: A numbered reference entry: optional list bullet, ``[n]`` (or footnote ``[^n]:``), the entry text.
-PAPER_REFERENCE_RE = re.compile(r"^\s*(?:[-*+]\s+)?\[\^?(\d+)\]\s*[:.)]?\s*(.*?)\s*$")
-_NUMBERED_LIST_RE = re.compile(r"^\s*(\d+)[.)]\s+(\S.*?)\s*$")
-_BULLET_RE = re.compile(r"^\s*[-*+]\s+(\S.*?)\s*$")
-#: ``*emphasised*`` text inside an entry; underscores are left alone (LaTeX subscripts use them).
+#: The entry text is empty or ends in a non-space, as the shortest text before trailing white space always does:
+#: a lazy ``(.*?)\s*$`` alone retried the trailing ``\s*$`` at every space of a long run (quadratic on a line of
+#: spaces); stopping only after a non-space keeps these three patterns linear and their matches the same.
+PAPER_REFERENCE_RE = re.compile(r"^\s*(?:[-*+]\s+)?\[\^?(\d+)\]\s*[:.)]?\s*((?:.*?\S)??)\s*$")
+_NUMBERED_LIST_RE = re.compile(r"^\s*(\d+)[.)]\s+(\S(?:.*?\S)??)\s*$")
+_BULLET_RE = re.compile(r"^\s*[-*+]\s+(\S(?:.*?\S)??)\s*$")
+#: ``*emphasised*`` text inside an entry; underscores are left alone (LaTeX subscripts use them). This pattern, the
+#: link pattern and the quoted-title pattern define what an entry's title is; :mod:`.entry_scan` computes their
+#: matches in linear time.
 _EMPHASIS_RE = re.compile(r"(?<![*\w])(\*{1,3})(?!\s)(.+?)(?<!\s)\1(?![*\w])")
 _QUOTED_WHOLE_RE = re.compile(r"^([\"'\u201c\u2018])(.+)([\"'\u201d\u2019])$")
 #: A Markdown link ``[text](url)``: its text is kept (reference entries, imported reference lists).
 MARKDOWN_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+#: ``authors`` ends in a non-space (its text is stripped, so that is the shortest match too), which keeps a long
+#: run of spaces from being retried at each of its positions.
 _APA_RE = re.compile(
-    r"^(?P<authors>.+?)\s*[\(\[](?P<year>(?:19|20)\d{2}[a-z]?|n\.\s?d\.?|in\s+press|forthcoming)[\)\]]"
+    r"^(?P<authors>.*?\S)\s*[\(\[](?P<year>(?:19|20)\d{2}[a-z]?|n\.\s?d\.?|in\s+press|forthcoming)[\)\]]"
     r"\s*[.,:]?\s*(?P<rest>.*)$",
     re.I,
 )
@@ -105,22 +113,22 @@ def _split_segments(text: str) -> list[str]:
 
 def paper_reference_title(entry: str) -> str:
     """The title of a reference entry in any of the styles generated surveys use (best effort)."""
-    text = MARKDOWN_LINK_RE.sub(r"\1", entry).strip()
+    text = replace_links(entry).strip()
     apa = _APA_RE.match(text)
     if apa and re.search(r"[^\W\d_]", apa.group("rest")):
         authors, rest = apa.group("authors").strip(), apa.group("rest").strip()
-        leading = _EMPHASIS_RE.match(rest)
+        leading = first_emphasis(rest, anchored=True)
         if leading:
-            return _clean_title(leading.group(2))
+            return _clean_title(leading)
         if authors.endswith(".") or _looks_like_authors(authors):
             segments = _split_segments(rest)
             return _clean_title(segments[0] if segments else rest)
-    emphasised = _EMPHASIS_RE.search(text)
+    emphasised = first_emphasis(text)
     if emphasised:
-        return _clean_title(emphasised.group(2))
-    quoted = _QUOTED_TITLE_RE.search(text)
+        return _clean_title(emphasised)
+    quoted = first_quoted(text)
     if quoted:
-        return _clean_title(quoted.group(1))
+        return _clean_title(quoted)
     segments = _split_segments(text)
     if len(segments) >= 2 and _YEAR_RE.search(segments[-1]):
         if len(segments) >= 3 and _looks_like_authors(segments[0]):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from surge_dataset.core.diagnostics import Diagnostic, diagnostic
 from surge_dataset.core.vocabulary import OFFICIAL, PROTOCOLS
 from surge_dataset.survey.decode import decode_survey_bytes, normalise_newlines, split_lines
+from surge_dataset.survey.diagnostics import DiagnosticLog
 from surge_dataset.survey.model import GeneratedSurvey
 from surge_dataset.survey.official_parse import parse_official
 from surge_dataset.survey.paper_parse import parse_paper
@@ -28,6 +31,6 @@ def parse_survey(text: str | bytes, protocol: str = "official") -> GeneratedSurv
     lines = split_lines(text)
     if not text.strip():
         diagnostics.append(diagnostic("empty_file", "the survey is empty or only white space"))
-    if protocol == OFFICIAL:
-        return parse_official(lines, diagnostics)
-    return parse_paper(lines, diagnostics)
+    log = DiagnosticLog(diagnostics)
+    parsed = parse_official(lines, log) if protocol == OFFICIAL else parse_paper(lines, log)
+    return dataclasses.replace(parsed, diagnostics=log.finish())
