@@ -7,6 +7,8 @@ math/code/link scan) or a reference entry (the title patterns). Each case runs i
 
     python -m benchmarks.hostile_surveys [--repeat N]
 
+Each case runs at N/4 and N repeats; the ratio of the two times shows whether reading grows linearly.
+
 Measured (2 cores; ``--repeat 20000``/80,000 before, 1,000,000 after; a case over 30 s was stopped):
 
 | shape (where) | before, 80,000 repeats | after, 1,000,000 repeats (4 MB) |
@@ -52,17 +54,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1_000_000, help="how many times each line repeats its token")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds before a case is stopped")
     args = parser.parse_args(argv)
-    print(f"| shape | protocol | seconds | peak RSS (MB) |  (repeat {args.repeat:,})\n|---|---|---:|---:|")
+    quarter = max(1, args.repeat // 4)
+    print(f"| shape | protocol | seconds at {quarter:,} | seconds at {args.repeat:,} | ratio (linear: about 4, "
+          "quadratic: about 16) | peak RSS (MB) |\n|---|---|---:|---:|---:|---:|")
     for name, (head, unit) in SHAPES.items():
         for protocol in ("official", "paper"):
-            try:
-                done = subprocess.run([sys.executable, "-c", _CHILD, head, unit, str(args.repeat), protocol],
-                                      capture_output=True, text=True, timeout=args.timeout, check=True)
-                seconds, rss = done.stdout.split()
-            except subprocess.TimeoutExpired:
-                seconds, rss = f"> {args.timeout:g}", "-"
-            print(f"| {name} | {protocol} | {seconds} | {rss} |")
+            small, _ = _measure(head, unit, quarter, protocol, args.timeout)
+            large, rss = _measure(head, unit, args.repeat, protocol, args.timeout)
+            ratio = f"{large / small:.1f}" if small and large and small > 0.05 else "-"
+            print(f"| {name} | {protocol} | {_shown(small, args.timeout)} | {_shown(large, args.timeout)} | {ratio} "
+                  f"| {rss} |")
     return 0
+
+
+def _measure(head: str, unit: str, repeat: int, protocol: str, timeout: float) -> tuple[float | None, str]:
+    """(seconds, peak RSS in MB) of one case in a child process; (None, '-') past the timeout."""
+    try:
+        done = subprocess.run([sys.executable, "-c", _CHILD, head, unit, str(repeat), protocol],
+                              capture_output=True, text=True, timeout=timeout, check=True)
+    except subprocess.TimeoutExpired:
+        return None, "-"
+    seconds, rss = done.stdout.split()
+    return float(seconds), rss
+
+
+def _shown(seconds: float | None, timeout: float) -> str:
+    return f"> {timeout:g}" if seconds is None else f"{seconds:.2f}"
 
 
 if __name__ == "__main__":
