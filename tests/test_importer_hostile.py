@@ -176,3 +176,18 @@ def test_superscript_digits_as_numbers_and_names_are_refused_not_raised(data, tm
     (tmp_path / "md" / "²" / "report.md").write_text(f"# Unknown title\n\n## A\n\nText [1].{LIST}", encoding="utf-8")
     report = import_outputs("markdown", tmp_path / "md", data, tmp_path / "out", links=OFF)
     assert not report.surveys and report.skipped[0]["source"].endswith("report.md")
+
+
+def test_a_latex_source_holding_the_mark_word_keeps_its_text(data, tmp_path):
+    """The citation commands become a mark word while the LaTeX reader runs; a source that holds that word itself
+    (``SURGECITEMARK7Q``) raised IndexError, and ``SURGECITEMARK0Q`` was read as the first citation."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "main.tex").write_text(
+        "\\documentclass{article}\\title{" + SURVEY0 + "}\\begin{document}\\maketitle\n\\section{Body}\n"
+        "Text SURGECITEMARK7Q and SURGECITEMARK0Q and a citation \\cite{wl2023}.\n"
+        "\\begin{thebibliography}{1}\\bibitem{wl2023} A. Author. " + WL + ". 2023.\\end{thebibliography}\n"
+        "\\end{document}\n", encoding="utf-8")
+    report = import_outputs("latex", tmp_path / "in" / "main.tex", data, tmp_path / "out", links=OFF)
+    text = (tmp_path / "out" / "0" / "survey.md").read_text(encoding="utf-8")
+    assert "Text SURGECITEMARK7Q and SURGECITEMARK0Q and a citation [1]." in text
+    assert report.surveys[0]["citations"] == 1
