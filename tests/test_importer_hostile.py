@@ -191,3 +191,13 @@ def test_a_latex_source_holding_the_mark_word_keeps_its_text(data, tmp_path):
     text = (tmp_path / "out" / "0" / "survey.md").read_text(encoding="utf-8")
     assert "Text SURGECITEMARK7Q and SURGECITEMARK0Q and a citation [1]." in text
     assert report.surveys[0]["citations"] == 1
+
+
+def test_an_html_page_nested_too_deeply_is_a_skip_naming_it(tmp_path):
+    pytest.importorskip("markdownify", reason="--format html needs the html extra (markdownify)")
+    (tmp_path / "in").mkdir()
+    page = tmp_path / "in" / "report.html"
+    page.write_text("<html><body><h1>T</h1>" + "<div>" * 2000 + "Text [1]." + "</div>" * 2000 + "</body></html>",
+                    encoding="utf-8")
+    [(source, reason)] = list(read_documents("html", tmp_path / "in"))
+    assert source == str(page) and reason.startswith("an HTML page nested too deeply for markdownify")
