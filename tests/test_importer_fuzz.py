@@ -36,7 +36,7 @@ TITLES = ["Weisfeiler-Lehman Meets Graph Neural Networks: Higher-Order Expressiv
           "Why [1] Is Not a Citation?", "Deep Sets", "Graph Attention Networks"]
 WORDS = ["graph", "networks", "pass", "messages", "The", "Results", "show", "Table", "Fig.", "2", "3.5", "m²", "e.g.",
          "(see", "below)", "balance.", "It", "H²O", "MS³-Conv", "[Structure]", "[0, 1]", "[0]", "cost", "$5", "and",
-         "[Note]", "<span>[1]</span>", "x", "Smith", "(2020)", "et", "al.", "version", "1.5", "\\[", "\\]", "*", "**bold**", "_it_", ":", ";"]
+         "[Note]", "<span>[1]</span>", "[see [2] here](https://e.org/s)", "x", "Smith", "(2020)", "et", "al.", "version", "1.5", "\\[", "\\]", "*", "**bold**", "_it_", ":", ";"]
 #: Text of every shape, to find what the grammar does not say.
 TRICKY = st.text(alphabet="[]()$`*_#^\\<>{}!.,;:-~| \n\t²¹³⁴˒abcXYZ0129\u00a0\u2028@", max_size=14)
 URLS = ["https://example.org/page", "https://e.org/a_(b)_c", "https://e.org/x#:~:text=a%20b,c", "<https://e.org/y z>",

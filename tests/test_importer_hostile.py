@@ -201,3 +201,12 @@ def test_an_html_page_nested_too_deeply_is_a_skip_naming_it(tmp_path):
                     encoding="utf-8")
     [(source, reason)] = list(read_documents("html", tmp_path / "in"))
     assert source == str(page) and reason.startswith("an HTML page nested too deeply for markdownify")
+
+
+def test_a_number_inside_a_link_text_is_renumbered_with_the_others(data, tmp_path):
+    """The evaluator reads the [1] of ``[see [1] here](url)``: left as written, it cited the renumbered list's [1]."""
+    report, text = _import(data, tmp_path, f"# {SURVEY0}\n\n## Body\n\nText [2] and [see [1] here](https://e.org/x)."
+                                           f"{LIST}")
+    assert "Text [1] and [see [2] here](https://e.org/x)." in text
+    record = report.surveys[0]
+    assert record["citations"] == record["evaluate_counts"]["paper"]["citations"] == 2

@@ -160,11 +160,10 @@ class LinkMarks:
         held = set(text)
         self.sentinels = next(((a, b) for a, b in _SENTINELS if a not in held and b not in held), None)
         if self.sentinels is None:
-            return text, [(m.start(), m.end()) for m in _LINK_TEXT_RE.finditer(text)]
+            return text, _link_text_spans(text)
         out = self._replace(text, LINK_CITE_RE, self._numbered)
         out = self._replace(out, CHIP_RE, self._chip)
-        kept = [(m.start(), m.end()) for m in _LINK_TEXT_RE.finditer(out)]
-        return out, kept
+        return out, _link_text_spans(out)
 
     @staticmethod
     def _numbered(match: re.Match[str]) -> tuple[list[int], str] | None:
@@ -195,6 +194,20 @@ class LinkMarks:
             at = match.end()
         pieces.append(text[at:])
         return "".join(pieces)
+
+
+def _link_text_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of link texts, less the citation groups inside one (``[see [1] here](url)``: the evaluator reads that
+    [1], so it is renumbered with the others, or it would cite another entry)."""
+    spans: list[tuple[int, int]] = []
+    for link in _LINK_TEXT_RE.finditer(text):
+        at = link.start()
+        for group in CITATION_GROUP_RE.finditer(text, link.start() + 1, link.end() - 1):
+            if read_citation_group(group.group(1)) is not None:
+                spans.append((at, group.start()))
+                at = group.end()
+        spans.append((at, link.end()))
+    return spans
 
 
 def has_numeric_citations(text: str) -> bool:
