@@ -18,19 +18,20 @@ from surge_dataset.importers.links import AS_URL, LinkOptions, LinkResolver, lin
 from surge_dataset.importers.markdown import YEAR_RE, first_surname
 from surge_dataset.importers.marks import (
     FLAT_RE,
-    LINK_MARK_RE,
     SUP_RE,
     UNICODE_RE,
     LinkMarks,
     flat_numbers,
     has_numeric_citations,
+    heading_spans,
+    section_protected_spans,
     sup_numbers,
     unicode_numbers,
 )
 from surge_dataset.importers.quality import quality_notes
 from surge_dataset.importers.records import PeerDocument, RefEntry
 from surge_dataset.importers.resolution import TitleMatcher
-from surge_dataset.survey.citations import CITATION_GROUP_RE, read_citation_group, split_protected
+from surge_dataset.survey.citations import CITATION_GROUP_RE, read_citation_group
 from surge_dataset.survey.headings import (
     ATX_HEADING_RE,
     is_references_title,
@@ -50,8 +51,8 @@ _NARRATIVE_RE = re.compile(
 _BRACKET_AUTHOR_RE = re.compile(
     rf"\[({_NAME}(?:\s+et\s+al\.?|\s+(?:and|&)\s+{_NAME})?)(?:,?\s+((?:19|20)\d{{2}}[a-z]?))?\](?!\()"
 )
-_PAREN_RE = re.compile(r"\(([^()]*?\b(?:19|20)\d{2}[a-z]?\b[^()]*)\)")
-_PLACEHOLDER_RE = re.compile("\x00(\\d+)\x01")
+#: Not after a backslash: ``\(`` opens math, and ``\(Smith, 2020)`` written ``\[1]`` would open display math.
+_PAREN_RE = re.compile(r"(?<!\\)\(([^()]*?\b(?:19|20)\d{2}[a-z]?\b[^()]*)\)")
 _TITLE_CITE_RE = re.compile(r"\[([^\[\]\n]{12,400})\](?!\()")
 
 
@@ -65,8 +66,9 @@ class _Numbering:
         return self.number.setdefault(key, len(self.number) + 1)
 
     def marks(self, keys: Sequence[str]) -> str:
-        """Placeholders, turned into ``[n]`` once a line is done, so no later pass re-reads them."""
-        return "".join(f"\x00{self(k)}\x01" for k in keys)
+        """``[n][m]``: written straight away, the citation pass being one ``re.sub`` that never reads its own output
+        (a placeholder character could be the source's own text)."""
+        return "".join(f"[{self(k)}]" for k in keys)
 
 
 def _author_year_keys(doc: PeerDocument) -> dict[tuple[str, str], list[int]]:
@@ -94,7 +96,7 @@ def _match_author_year(index: dict[tuple[str, str], list[int]], surname: str, ye
 def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) -> str:
     """The body with every recognised citation written as ``[n][m]`` (new numbers by first use)."""
     ay_index = _author_year_keys(doc) if doc.author_year else {}
-    listed = sorted(int(k) for k in doc.references if k.isdigit())
+    listed = sorted(int(k) for k in doc.references if k.isdecimal())
     links = LinkMarks()
     body, link_texts = links.take(doc.body)
 
@@ -218,7 +220,7 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         return numbering.marks(keys)
 
     use_titles = doc.title_citations and not listed
-    handlers: list[tuple[re.Pattern[str], Any]] = [(LINK_MARK_RE, linked), (SUP_RE, superscript)]
+    handlers: list[tuple[re.Pattern[str], Any]] = [(links.pattern, linked), (SUP_RE, superscript)]
     if doc.author_year:
         handlers += [(_NARRATIVE_RE, narrative), (_PAREN_RE, parenthetical)]
     handlers += [(CITATION_GROUP_RE, numeric), (KEY_GROUP_RE, keyed), (_BRACKET_AUTHOR_RE, bracketed_author)]
@@ -237,33 +239,47 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         i = next(i for i in range(len(handlers)) if match.group(f"c{i}") is not None)
         pattern, handler = handlers[i]
         if handler in in_context:  # these read the text around the mark (a lookbehind, the word before)
-            return handler(pattern.match(match.string, match.start()))
-        return handler(pattern.fullmatch(match.group(0)))
+            written = handler(pattern.match(match.string, match.start()))
+        else:
+            written = handler(pattern.fullmatch(match.group(0)))
+        # "[2](" is a link's text, no citation: a mark written before "(" (``<sup>2</sup>(see``) gets a space
+        if written != match.group(0) and written.endswith("]") and match.string.startswith("(", match.end()):
+            written += " "
+        return written
 
     # math, code, link targets, the texts of links that cite nothing and heading lines are left as they are
-    pieces = split_protected(body, [*_heading_spans(body), *link_texts])
+    pieces = _split(body, sorted([*section_protected_spans(body), *heading_spans(body), *link_texts]))
     return "".join(links.restore(piece) if protected
-                   else _PLACEHOLDER_RE.sub(r"[\1]", combined.sub(dispatch, cites_as_keys(piece)))
+                   else combined.sub(dispatch, cites_as_keys(piece))
                    for piece, protected in pieces)
 
 
-def _heading_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every ATX heading line outside code fences."""
-    spans, offset, in_fence = [], 0, False
-    for line in text.split("\n"):
-        if FENCE_RE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and ATX_HEADING_RE.match(line):
-            spans.append((offset, offset + len(line)))
-        offset += len(line) + 1
-    return spans
+def _split(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, protected) pairs, in order; ``spans`` (sorted, maybe overlapping) are protected."""
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    for start, end in spans:
+        if end <= at:
+            continue
+        if start > at:
+            pieces.append((text[at:start], False))
+        pieces.append((text[max(start, at):end], True))
+        at = end
+    if at < len(text):
+        pieces.append((text[at:], False))
+    return pieces
+
+
+def _ends_in_code(text: str) -> bool:
+    """Whether a code fence is open at the end of ``text`` (fence lines toggle, as the evaluator reads them)."""
+    return sum(1 for line in text.split("\n") if FENCE_RE.match(line)) % 2 == 1
 
 
 def count_headings(text: str) -> int:
     """The section headings of written Markdown, as the ``paper`` reading counts them: ATX headings outside
     code fences, less References and Abstract headings and empty ones."""
     count = 0
-    for start, end in _heading_spans(text):
+    for start, end in heading_spans(text):
         title = strip_wrapping_emphasis(ATX_HEADING_RE.match(text[start:end]).group(2))  # type: ignore[union-attr]
         count += not (paper_heading_skipped(title) or is_references_title(title))
     return count
@@ -336,7 +352,7 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher,
                              "numbers_without_entry": set(), "keys_without_entry": set(), "guesses": [],
                              "unread_superscripts": []}
     numbering = _Numbering()
-    own = [k for k in doc.references if k.isdigit()] + [f"ay:{i}" for i in range(len(doc.author_year))]
+    own = [k for k in doc.references if k.isdecimal()] + [f"ay:{i}" for i in range(len(doc.author_year))]
     source_body = doc.body
     body = _rewrite(doc, numbering, stats)
     quality = quality_notes(source_body, len(own), sum(1 for k in own if k not in numbering.number))
@@ -366,6 +382,11 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher,
         elif found["method"] is None:
             unresolved.append({"number": number, "title": entry.title, "raw": entry.raw[:300],
                                "nearest_corpus_title": found["corpus_title"], "nearest_score": found["score"]})
+    if lines and _ends_in_code(body):  # the list written after a fence left open would be code to the evaluator
+        body = body.rstrip() + "\n```"
+        fence_note = ["a code fence left open at the end of the text is closed before the reference list"]
+    else:
+        fence_note = []
     markdown = body.rstrip() + "\n" + ("\n# References\n\n" + "\n".join(lines) + "\n" if lines else "")
     methods = [r["method"] for r in resolutions]
     cited_keys = sum(1 for key in numbering.number if key.startswith("key:"))
@@ -390,7 +411,7 @@ def convert_document(doc: PeerDocument, matcher: TitleMatcher,
         "bibliography": {"files": list(doc.bibliography_files), "entries": len(doc.bibliography),
                          "cited": cited_keys} if doc.bibliography_files else None,
         "lost": _losses(doc, stats, len(listed)),
-        "notes": list(doc.notes) + _notes(stats, linked, links),
+        "notes": list(doc.notes) + fence_note + _notes(stats, linked, links),
         "guessed_citations": stats["guesses"][:200],
         "quality": quality,
         "link_entries": link_counts(linked),

@@ -138,7 +138,7 @@ def _storm_references(info: Any) -> dict[str, RefEntry] | str:
     sources = info.get("url_to_info") if isinstance(info.get("url_to_info"), dict) else {}
     references: dict[str, RefEntry] = {}
     for url, number in info.get("url_to_unified_index", {}).items():
-        if not str(number).strip().isdigit():
+        if not str(number).strip().isdecimal():  # int() refuses '²', which isdigit() takes
             return f"url_to_info.json numbers {url!r} as {number!r}, not a citation number"
         source = sources.get(url) if isinstance(sources.get(url), dict) else {}
         references[str(int(number))] = RefEntry(str(source.get("title") or url), url)
@@ -162,7 +162,7 @@ def _costorm_document(folder: Path) -> Item:
     if (problem := _empty(article, text)) is not None:
         return str(article), problem
     try:
-        infos = json.loads(_read_text(dump)).get("knowledge_base", {}).get("info_uuid_to_info_dict")
+        infos = _load_json(_read_text(dump)).get("knowledge_base", {}).get("info_uuid_to_info_dict")
     except (json.JSONDecodeError, AttributeError) as exc:
         return str(dump), f"{COSTORM_DUMP} is no Co-STORM dump ({exc})"
     if not isinstance(infos, dict):
@@ -170,7 +170,7 @@ def _costorm_document(folder: Path) -> Item:
     doc = read_markdown(text, folder.name, str(article), find_references=False)
     doc.title = doc.title or folder.name.replace("_", " ")
     doc.references = {str(int(n)): RefEntry(str(info.get("title") or info.get("url") or ""), str(info.get("url") or ""))
-                      for n, info in infos.items() if str(n).strip().isdigit() and isinstance(info, dict)}
+                      for n, info in infos.items() if str(n).strip().isdecimal() and isinstance(info, dict)}
     doc.reference_list = True
     return doc
 
@@ -209,7 +209,7 @@ def _storm_documents(root: Path) -> Iterator[Item]:
             yield doc
             continue
         try:
-            references = _storm_references(json.loads(_read_text(info_path)))
+            references = _storm_references(_load_json(_read_text(info_path)))
         except json.JSONDecodeError as exc:
             references = f"url_to_info.json is not JSON ({exc}): did the run finish writing its sources?"
         if isinstance(references, str):
@@ -217,6 +217,18 @@ def _storm_documents(root: Path) -> Iterator[Item]:
             continue
         doc.references, doc.reference_list = references, True
         yield doc
+
+
+def _load_json(text: str) -> Any:
+    """``json.loads``, with its other refusals (nesting deeper than the recursion limit, an integer of more than
+    4300 digits) raised as :class:`json.JSONDecodeError` too, so a hostile file is a skip, not a traceback."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+        raise json.JSONDecodeError(why, text, 0) from None
 
 
 class _BadLine(str):
@@ -229,13 +241,14 @@ def _llmxmr_records(text: str) -> list[Any]:
     killed while appending) is a :class:`_BadLine` in its place, so one torn line loses no other record; a file
     of which no line is JSON raises the first line's error."""
     try:
-        value = json.loads(text)
+        value = _load_json(text)
     except json.JSONDecodeError:
         records: list[Any] = []
-        for number, line in enumerate(text.splitlines(), 1):
+        # "\n" only: a JSON string may hold U+2028, U+0085 ... raw (ensure_ascii=False), which splitlines() cuts at
+        for number, line in enumerate(text.split("\n"), 1):
             if line.strip():
                 try:
-                    records.append(json.loads(line))
+                    records.append(_load_json(line))
                 except json.JSONDecodeError as exc:
                     records.append(_BadLine(f"line {number} is no JSON ({exc.msg} at column {exc.colno})"))
         if all(isinstance(r, _BadLine) for r in records):
@@ -284,6 +297,9 @@ def _llmxmr_documents(root: Path, json_field: str | None = None) -> Iterator[Ite
         except json.JSONDecodeError as exc:
             yield str(path), f"neither JSON nor JSON lines: {exc}"
             continue
+        if not records:
+            yield str(path), "an empty JSON list: no record to import (did the run fail?)"
+            continue
         parts = path.relative_to(root).parts if path != root else ()
         where = parts[0] if len(parts) > 1 else path.stem
         aliases = [path.resolve().parent.name] if path == root else []
@@ -304,7 +320,7 @@ def _llmxmr_documents(root: Path, json_field: str | None = None) -> Iterator[Ite
             doc = read_markdown(text, key, source)
             doc.title = title or doc.title
             doc.aliases = aliases if len(records) == 1 else []
-            if isinstance(record.get("survey_id"), int | str) and str(record["survey_id"]).strip().isdigit():
+            if isinstance(record.get("survey_id"), int | str) and str(record["survey_id"]).strip().isdecimal():
                 doc.aliases.insert(0, str(record["survey_id"]).strip())  # a record that names its survey
             papers = record.get("papers")
             if isinstance(papers, list) and papers:

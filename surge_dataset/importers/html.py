@@ -95,7 +95,12 @@ def read_html_documents(root: Path) -> Iterator[PeerDocument | tuple[str, str]]:
     found, skipped = _pages(root)
     yield from skipped
     for name, path in found:
-        markdown = html_markdown(path.read_bytes())
+        try:
+            markdown = html_markdown(path.read_bytes())
+        except RecursionError:  # markdownify recurses per element: unclosed tags nest hundreds deep in html.parser
+            yield str(path), ("an HTML page nested too deeply for markdownify (hundreds of elements inside each "
+                              "other, as unclosed tags make them): save it as Markdown or text and import that")
+            continue
         if not markdown.strip():
             yield str(path), "an HTML page without text: nothing to import, not written"
             continue

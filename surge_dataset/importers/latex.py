@@ -32,8 +32,9 @@ __all__ = ["LATEX_SUFFIXES", "read_latex_documents"]
 
 #: The files of a LaTeX source that are read.
 LATEX_SUFFIXES = (".tex", ".bib", ".bbl")
-_MARK = "SURGECITEMARK{}Q"
-_MARK_RE = re.compile(r"\s*SURGECITEMARK(\d+)Q")
+#: The word a citation command becomes while the text reader runs: ``SURGECITEMARK<i>Q``, longer (``...MARKX<i>Q``)
+#: when a source holds it, so that no text of the source is taken for a mark.
+_MARK_WORD = "SURGECITEMARK"
 _ESCAPE_RE = re.compile(r"([\\\[\]$`])")
 
 
@@ -43,66 +44,82 @@ def _source_files(folder: Path) -> dict[str, bytes]:
             and not any(part.startswith(".") for part in p.relative_to(folder).parts)}
 
 
-def _marked(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[tuple[str, ...]]]:
+class _Marks:
+    """The citation commands of a source (their keys, in order) and the mark word its text does not hold."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.cites: list[tuple[str, ...]] = []
+        self.word = _MARK_WORD
+        while any(self.word in text for text in texts):
+            self.word += "X"
+        self.pattern = re.compile(rf"\s*{self.word}(\d+)Q")
+
+    def mark(self, i: int) -> str:
+        return f"{self.word}{i}Q"
+
+
+def _marked(files: dict[str, bytes]) -> tuple[dict[str, bytes], _Marks]:
     """The files with each citation command of each ``.tex`` (comments removed first) replaced by a mark the
-    text reader keeps, and the keys of each mark."""
-    cites: list[tuple[str, ...]] = []
+    text reader keeps, and the marks (the keys of each)."""
+    texts = {path: strip_comments(decode_text(blob)) for path, blob in files.items() if path.lower().endswith(".tex")}
+    marks = _Marks(list(texts.values()))
+    cites = marks.cites
     marked: dict[str, bytes] = {}
     for path, blob in files.items():
-        if not path.lower().endswith(".tex"):
+        if path not in texts:
             marked[path] = blob
             continue
-        text = strip_comments(decode_text(blob))
+        text = texts[path]
         pieces, at = [], 0
         for cite in iter_citations(text):
             if cite.command == "nocite" or not cite.keys:
                 continue
-            pieces += [text[at:cite.start], " " + _MARK.format(len(cites)) + " "]
+            pieces += [text[at:cite.start], " " + marks.mark(len(cites)) + " "]
             cites.append(cite.keys)
             at = cite.end
         pieces.append(text[at:])
         marked[path] = "".join(pieces).encode("utf-8")
-    return marked, cites
+    return marked, marks
 
 
-def _markdown(text: str, cites: list[tuple[str, ...]], used: set[int]) -> str:
+def _markdown(text: str, marks: _Marks, used: set[int]) -> str:
     """Reader text -> Markdown: its own brackets, ``$`` and backticks escaped, each mark a key citation."""
 
     def mark(match: re.Match[str]) -> str:
         used.add(int(match.group(1)))
-        return " [" + "; ".join("@" + key for key in cites[int(match.group(1))]) + "]"
+        return " [" + "; ".join("@" + key for key in marks.cites[int(match.group(1))]) + "]"
 
-    return _MARK_RE.sub(mark, _ESCAPE_RE.sub(r"\\\1", text)).strip()
+    return marks.pattern.sub(mark, _ESCAPE_RE.sub(r"\\\1", text)).strip()
 
 
-def _section(node: LatexNode, cites: list[tuple[str, ...]], used: set[int]) -> str:
-    title_marks = [int(m) for m in _MARK_RE.findall(node.title)]
-    title = " ".join(_MARK_RE.sub(" ", node.title).split())
-    content = _markdown(node.content, cites, used)
-    moved = _markdown(" ".join(_MARK.format(m) for m in title_marks), cites, used) if title_marks else ""
+def _section(node: LatexNode, marks: _Marks, used: set[int]) -> str:
+    title_marks = [int(m) for m in marks.pattern.findall(node.title)]
+    title = " ".join(marks.pattern.sub(" ", node.title).split())
+    content = _markdown(node.content, marks, used)
+    moved = _markdown(" ".join(marks.mark(m) for m in title_marks), marks, used) if title_marks else ""
     heading = "#" * min(node.depth, 6) + " " + _ESCAPE_RE.sub(r"\\\1", title)
     text = " ".join(part for part in (moved, content) if part)
     return heading + "\n\n" + text if text else heading
 
 
 def _read(folder: Path, files: dict[str, bytes], key: str, source: str) -> PeerDocument | tuple[str, str]:
-    marked, cites = _marked(files)
+    marked, marks = _marked(files)
     warnings: list[str] = []
     try:
         latex = read_latex_files(marked, name=source, warnings=warnings, require_bibliography=False)
     except SourceError as exc:
         return source, f"{exc} (read by the fresh split's LaTeX reader)"
     used: set[int] = set()
-    parts = [_markdown(latex.abstract, cites, used)] if latex.abstract else []
-    parts += [_section(node, cites, used) for node in latex.all_nodes()]
+    parts = [_markdown(latex.abstract, marks, used)] if latex.abstract else []
+    parts += [_section(node, marks, used) for node in latex.all_nodes()]
     doc = PeerDocument(key, source, latex.title, "\n\n".join(parts) + "\n", reference_list=latex.bibliography_entries > 0)
     where = latex.bibliography_file or ""
     doc.bibliography = {k: RefEntry(title, f"{k} ({where})") for k, title in latex.bibliography.items()}
     doc.bibliography_files = [str(folder / name) for name in where.split(",") if name]
     doc.notes += [f"main file {latex.main_file}", *warnings[:20]]
-    unread = len(cites) - len(used)
+    unread = len(marks.cites) - len(used)
     if unread:
-        doc.lost.append(f"{unread} of {len(cites)} citation command(s) are not in the text as read (an appendix, "
+        doc.lost.append(f"{unread} of {len(marks.cites)} citation command(s) are not in the text as read (an appendix, "
                         "a figure, a table, a caption, a footnote, or a .tex file that is not \\input)")
     return doc
 

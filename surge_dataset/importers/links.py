@@ -100,8 +100,13 @@ def _words_besides_address(entry: RefEntry) -> str:
     """The entry's text without its addresses (a link keeps its text when that is no address)."""
     text = _LINK_RE.sub(lambda m: "" if is_address(m.group(1)) else m.group(1), entry.raw)
     text = _URL_RE.sub("", text)
-    text = re.sub(r"^\s*(?:[-*+]\s+)?(?:\[\^?\d+\]|\d+[.)])\s*:?", "", text)
-    return " ".join(text.split()).strip(" .,;:-")
+    return " ".join(_unmarked(text).split()).strip(" .,;:-")
+
+
+def _unmarked(raw: str) -> str:
+    """A reference line without its list marker (``[3]``, ``- [3]``, ``3.``): written again, the line gets its new
+    number, and ``[3] [3] https://...`` would be another line."""
+    return re.sub(r"^\s*(?:[-*+]\s+)?(?:\[\^?\d+\]|\d+[.)])\s*:?", "", raw)
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,7 @@ class LinkResolver:
             elif words and not is_address(words):
                 out[key] = (words, BY_TITLE)
             else:
-                out[key] = (entry.title.strip() or entry.raw.strip(), AS_URL)
+                out[key] = (entry.title.strip() or _unmarked(entry.raw).strip() or entry.raw.strip(), AS_URL)
                 url = None if any(ids[key]) else page_url(f"{entry.title} {entry.raw}")
                 if url:
                     pages[key] = url

@@ -79,7 +79,7 @@ def _reference_regions(lines: list[str]) -> list[tuple[int, int]]:
             i = end
             continue
         i += 1
-    if regions:
+    if regions or in_fence:  # lines after a fence left open are code (as the evaluator reads them), never entries
         return regions
     start = len(lines)
     for j in range(len(lines) - 1, -1, -1):
@@ -107,15 +107,35 @@ def _starts_author_year_entry(line: str, previous: str) -> bool:
 
 #: A ``[n]`` inside a line of a numbered list (a PDF rendering puts several entries on one line).
 _INNER_ENTRY_RE = re.compile(r"(?<=\S)(?=\s*\[\^?\d{1,6}\]\s*:?\s+\S)")
+_ENTRY_NUMBER_RE = re.compile(r"^\s*(?:[-*+\u2022]\s+)?\[\^?(\d{1,6})\]")
+
+
+def _split_inner(line: str, last: int) -> tuple[list[str], int]:
+    """(the line cut before each inner ``[m]`` that numbers a later entry, the last entry number seen): ``[5] A.
+    [6] B.`` is two entries (``[16] P. [18] Q.`` too: a list may skip a number), ``[6] Why [1] Is Not a Citation?``
+    one (a title may hold a bracketed number)."""
+    parts = _INNER_ENTRY_RE.split(line)
+    opening = _ENTRY_NUMBER_RE.match(parts[0])
+    last = int(opening.group(1)) if opening else last
+    kept = [parts[0]]
+    for part in parts[1:]:
+        number = int(_ENTRY_NUMBER_RE.match(part).group(1))  # type: ignore[union-attr]  # the split's lookahead
+        if number > last:
+            kept.append(part)
+            last = number
+        else:
+            kept[-1] += part
+    return kept, last
 
 
 def _entries(lines: list[str]) -> list[str]:
-    """Reference entries of a region: each marked line starts one (in a numbered list, each ``[n]``, wherever
-    it stands in its line); an unmarked line continues the entry above it unless a blank line separates them or
-    it starts a new author-year entry."""
+    """Reference entries of a region: each marked line starts one (in a numbered list, each ``[n]`` numbering a
+    later entry, wherever it stands in its line); an unmarked line continues the entry above it unless a blank line
+    separates them or it starts a new author-year entry."""
     entries: list[str] = []
     blank = True
     numbered = any(_BRACKET_ENTRY_RE.match(line) for line in lines)
+    last = 0
     for line in lines:
         if not line.strip():
             blank = True
@@ -123,7 +143,10 @@ def _entries(lines: list[str]) -> list[str]:
         if ATX_HEADING_RE.match(line):
             blank = True
             continue
-        first, *others = _INNER_ENTRY_RE.split(line) if numbered else [line]
+        if numbered:
+            (first, *others), last = _split_inner(line, last)
+        else:
+            first, others = line, []
         if entries and not blank and not _MARKER_RE.match(first) and not _starts_author_year_entry(first, entries[-1]):
             entries[-1] += " " + first.strip()
         elif first.strip():

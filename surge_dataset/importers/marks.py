@@ -9,7 +9,7 @@
   citation of the URL, which becomes the entry, titled by the link's text; the parentheses go with the mark.
 * ``<sup>3</sup>``, ``<sup>[1, 2]</sup>``: numeric citations, as ``[3]``.
 * Unicode superscripts (``studies¹²``, ``known¹˒³``): citations only where a numbered list holds every number
-  (``m²`` after a unit is a power; ``MS³-Conv``, superscripts inside a word, is a name).
+  (``m²`` after a unit and ``10²`` after a digit are powers; ``MS³-Conv``, superscripts inside a word, is a name).
 * **Flattened superscripts** (a Gemini Deep Research export copies ``balance.⁴ It`` as ``balance.4 It``): read only
   when a numbered list exists, the survey has no other numeric citation, the digits follow punctuation closing a
   word that holds a letter, maybe after a closing quote or emphasis (``balance.4``, ``Sty1.27``, ``"context".1``,
@@ -23,16 +23,20 @@ looked for only where the evaluator looks for citations (never in math or code).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from surge_dataset.survey.citations import CITATION_GROUP_RE, protected_spans, read_citation_group
+from surge_dataset.survey.headings import ATX_HEADING_RE
+from surge_dataset.survey.tree import FENCE_RE
 
 __all__ = ["CHIP_RE", "FLAT_RE", "SUP_RE", "LinkMarks", "entry_url", "flat_numbers", "sup_numbers", "unicode_numbers"]
 
-_URL = r"<?[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*>?"
+#: A link's target: ``<...>`` may hold spaces (CommonMark), a bare one balanced parentheses (``Graph_(math)``).
+_URL = r"(?:<[^<>\n]*>|<?[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*>?)"
 _NUMBERED = r"\\?\[\s*\d{1,4}(?:\s*[,;]\s*\d{1,4})*\s*\\?\]"
 #: ``[[3]](url)``, ``[\[1\]](url)``, ``[[24][25]](url)``, ``[3](url)``, ``[1, 2](url)``; an optional link title.
 LINK_CITE_RE = re.compile(
@@ -41,16 +45,21 @@ LINK_CITE_RE = re.compile(
 CHIP_RE = re.compile(rf"\(\s*\[((?:[^\[\]\n]|\n(?![ \t]*\n))+)\]\(\s*({_URL})\s*\)\s*\)")
 #: Any other inline link's text (kept as it is: a URL or a word in it is no citation key).
 _LINK_TEXT_RE = re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\](?=\()")
-#: The placeholder a linked citation becomes until the citation pass reads it (private characters no text holds).
-LINK_MARK_RE = re.compile("\x02(\\d+)\x03")
+#: The characters that enclose the placeholder a linked citation becomes until the citation pass reads it: the first
+#: pair of which the text holds neither (a hostile text may hold ``\x02 0 \x03``, which must stay text).
+_SENTINELS = (("\x02", "\x03"), *((chr(c), chr(c + 1)) for c in (*range(0xE000, 0xF8FF, 2),
+                                                                 *range(0xF0000, 0x10FFFE, 2))))
 
-SUP_RE = re.compile(r"<(?i:sup)>\s*\[?\s*(\d{1,4}(?:\s*[-\u2013,;]\s*\d{1,4})*)\s*\]?\s*</(?i:sup)>")
+SUP_RE = re.compile(r"(?<!\\)<(?i:sup)>\s*\[?\s*(\d{1,4}(?:\s*[-\u2013,;]\s*\d{1,4})*)\s*\]?\s*</(?i:sup)>")
 _SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
 _SUP_DIGIT = f"[{_SUPERSCRIPTS}]"
 #: Superscript digits closing a word; ones a letter, digit or hyphenated word follows are part of a name
-#: (``MS³-Conv``, ``H²O``), never a citation.
-UNICODE_RE = re.compile(rf"(?<=[^\s{_SUPERSCRIPTS}])({_SUP_DIGIT}+(?:[,\u02d2]{_SUP_DIGIT}+)*)"
-                        r"(?![^\W_]|[-\u2010\u2011][^\W_])")
+#: (``MS³-Conv``, ``H²O``), never a citation, and ones after a digit are a power (``10²``, ``2³``). Ones after ``$`` stay
+#: too: a digit after a ``$`` keeps it from closing math (the evaluator's rule), and ``$²$²`` written ``$[2]$[2]`` is math;
+#: and after a backslash, which escapes them (``\²`` written ``\[2]`` would open display math). A group is read whole
+#: or not at all: never its tail (``¹`` of `` ⁴,¹``) nor its head (``¹`` of ``¹˒²0``).
+UNICODE_RE = re.compile(rf"(?<=[^\s\d$\\{_SUPERSCRIPTS}])(?<!{_SUP_DIGIT}[,\u02d2])({_SUP_DIGIT}+(?:[,\u02d2]{_SUP_DIGIT}+)*)"
+                        rf"(?![^\W_]|[-\u2010\u2011][^\W_]|[,\u02d2]?{_SUP_DIGIT})")  # all of ``¹˒²0`` or none
 #: A unit before ``²``/``³`` makes it a power, not a citation.
 _UNIT_RE = re.compile(r"(?:^|[\s\d(])(?:[kcmµn]?m|s|ft|in|[kM]?Hz|[kMG]?W)$")
 #: The sentence's mark may close a quote or emphasis first (``"bag of context".1``, ``*persuasion game*.5``).
@@ -62,9 +71,33 @@ _ABBREVIATIONS = {"fig", "figs", "eq", "eqs", "no", "nos", "vol", "p", "pp", "se
 _TEXT_FRAGMENT_RE = re.compile(r"#:~:text=.*$")
 
 
+def heading_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every ATX heading line outside code fences."""
+    spans, offset, in_fence = [], 0, False
+    for line in text.split("\n"):
+        if FENCE_RE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and ATX_HEADING_RE.match(line):
+            spans.append((offset, offset + len(line)))
+        offset += len(line) + 1
+    return spans
+
+
+def section_protected_spans(text: str) -> list[tuple[int, int]]:
+    """:func:`protected_spans` of each section (the text between heading lines) on its own, as the evaluator reads
+    citations section by section: ``\\[`` or ``$$`` opened in one section and closed in a later one protects nothing."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for start, end in [*heading_spans(text), (len(text), len(text))]:
+        spans.extend((at + s, at + e) for s, e in protected_spans(text[at:start]))
+        at = end
+    return spans
+
+
 def entry_url(url: str) -> str:
-    """The source's address a linked citation names: angle brackets and a text fragment dropped."""
-    return _TEXT_FRAGMENT_RE.sub("", url.strip().strip("<>"))
+    """The source's address a linked citation names: angle brackets and a text fragment dropped, a space (``<a b>``
+    may hold one) written ``%20``, so that the written entry is one address."""
+    return re.sub(r"\s+", "%20", _TEXT_FRAGMENT_RE.sub("", url.strip().strip("<>")).strip())
 
 
 def _numbers(group: str) -> list[int] | None:
@@ -102,23 +135,35 @@ def flat_numbers(text: str, match: re.Match[str], entries: int) -> list[int] | N
 
 @dataclass
 class LinkMarks:
-    """Linked citations taken out of a text before the citation pass: each becomes ``\\x02i\\x03``, and ``found[i]``
-    holds its numbers (none for a source chip), URL and link title (a chip's text, else empty). Other links' texts
-    are returned as spans the citation pass must leave alone."""
+    """Linked citations taken out of a text before the citation pass: each becomes a placeholder (``\\x02i\\x03``,
+    :attr:`pattern` reads it), and ``found[i]`` holds its numbers (none for a source chip), URL and link title (a
+    chip's text, else empty). Other links' texts are returned as spans the citation pass must leave alone."""
 
     found: list[tuple[list[int], str, str]] = field(default_factory=list)
     originals: list[str] = field(default_factory=list)
+    sentinels: tuple[str, str] | None = _SENTINELS[0]
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """A placeholder (matching nothing when no sentinel pair was free)."""
+        if self.sentinels is None:
+            return re.compile(r"(?!)(\d)")
+        return re.compile(re.escape(self.sentinels[0]) + r"(\d+)" + re.escape(self.sentinels[1]))
 
     def restore(self, text: str) -> str:
         """``text`` with every placeholder written back as it was (a heading's linked citation stays a link)."""
-        return LINK_MARK_RE.sub(lambda m: self.originals[int(m.group(1))], text)
+        return self.pattern.sub(lambda m: self.originals[int(m.group(1))], text)
 
     def take(self, text: str) -> tuple[str, list[tuple[int, int]]]:
-        """(text with every linked citation replaced by its placeholder, spans of the other links' texts)."""
+        """(text with every linked citation replaced by its placeholder, spans of the other links' texts). A text
+        that holds every sentinel pair keeps its linked citations as links (never seen outside a hostile input)."""
+        held = set(text)
+        self.sentinels = next(((a, b) for a, b in _SENTINELS if a not in held and b not in held), None)
+        if self.sentinels is None:
+            return text, _link_text_spans(text)
         out = self._replace(text, LINK_CITE_RE, self._numbered)
         out = self._replace(out, CHIP_RE, self._chip)
-        kept = [(m.start(), m.end()) for m in _LINK_TEXT_RE.finditer(out)]
-        return out, kept
+        return out, _link_text_spans(out)
 
     @staticmethod
     def _numbered(match: re.Match[str]) -> tuple[list[int], str] | None:
@@ -131,22 +176,38 @@ class LinkMarks:
         return ([], title) if re.search(r"[^\W\d_]", title) else None
 
     def _replace(self, text: str, pattern: re.Pattern[str], read: Callable[[re.Match[str]], Any]) -> str:
-        spans = protected_spans(text)
+        spans = section_protected_spans(text)  # in order, not overlapping: a bisection finds a match's one
+        starts = [start for start, _ in spans]
         pieces: list[str] = []
         at = 0
         for match in pattern.finditer(text):
-            if any(start <= match.start() < end for start, end in spans):
+            k = bisect.bisect_right(starts, match.start()) - 1
+            if k >= 0 and match.start() < spans[k][1]:
                 continue
             got = read(match)
             if got is None:
                 continue
             pieces.append(text[at:match.start()])
-            pieces.append(f"\x02{len(self.found)}\x03")
+            pieces.append(f"{self.sentinels[0]}{len(self.found)}{self.sentinels[1]}")  # type: ignore[index]
             self.found.append((got[0], entry_url(match.group(2)), got[1]))
             self.originals.append(match.group(0))
             at = match.end()
         pieces.append(text[at:])
         return "".join(pieces)
+
+
+def _link_text_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of link texts, less the citation groups inside one (``[see [1] here](url)``: the evaluator reads that
+    [1], so it is renumbered with the others, or it would cite another entry)."""
+    spans: list[tuple[int, int]] = []
+    for link in _LINK_TEXT_RE.finditer(text):
+        at = link.start()
+        for group in CITATION_GROUP_RE.finditer(text, link.start() + 1, link.end() - 1):
+            if read_citation_group(group.group(1)) is not None:
+                spans.append((at, group.start()))
+                at = group.end()
+        spans.append((at, link.end()))
+    return spans
 
 
 def has_numeric_citations(text: str) -> bool:

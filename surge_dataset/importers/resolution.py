@@ -103,7 +103,7 @@ def survey_matcher(data: Any, threshold: float):
 
     def match(doc: PeerDocument) -> tuple[int | None, str]:
         for name in (doc.key, *doc.aliases):
-            if name.isdigit() and data.has_survey(int(name)):
+            if name.isdecimal() and data.has_survey(int(name)):  # isdigit() takes '²', which int() refuses
                 return int(name), f"name {name!r} is the survey id"
         names = [n for n in (doc.title, *(k.replace("_", " ").strip() for k in (doc.key, *doc.aliases))) if n]
         for name in names:
