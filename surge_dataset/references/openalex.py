@@ -67,13 +67,16 @@ def works_request(works: Any, base_url: str, environ: Mapping[str, str], per_pag
     """The GET for a ``pyalex.Works`` query on ``base_url`` (pyalex builds it on api.openalex.org): ``per_page``
     results, the polite pool's ``mailto`` and the API key from the environment."""
     built = urlsplit(works.url)
-    query = f"{built.query}&per-page={per_page}"
+    return _polite(f"{base_url.rstrip('/')}/{built.path.lstrip('/')}", f"{built.query}&per-page={per_page}", environ)
+
+
+def _polite(url: str, query: str, environ: Mapping[str, str]) -> Request:
+    """The GET of ``url?query`` in OpenAlex's polite pool (``mailto``) with the API key, both from the environment."""
     email = env_value(environ, "SURGE_OPENALEX_EMAIL", "SURGE_BIB_EMAIL")
     if email:
         query += f"&mailto={quote_plus(email)}"
     key = env_value(environ, "SURGE_OPENALEX_API_KEY", "OPENALEX_API_KEY")
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return Request(f"{base_url.rstrip('/')}/{built.path.lstrip('/')}", query, headers)
+    return Request(url, query, {"Authorization": f"Bearer {key}"} if key else {})
 
 
 def title_search(title: str, fields: list[str], base_url: str, environ: Mapping[str, str], per_page: int,
@@ -90,13 +93,8 @@ def title_search(title: str, fields: list[str], base_url: str, environ: Mapping[
 def doi_request(doi: str, base_url: str, environ: Mapping[str, str]) -> Request:
     """The GET for the one work whose DOI is ``doi`` (module docstring): the path pyalex builds for
     ``Works()["https://doi.org/<DOI>"]``, written here since pyalex would send it at once."""
-    query = f"select={','.join(FIELDS)}"
-    email = env_value(environ, "SURGE_OPENALEX_EMAIL", "SURGE_BIB_EMAIL")
-    if email:
-        query += f"&mailto={quote_plus(email)}"
-    key = env_value(environ, "SURGE_OPENALEX_API_KEY", "OPENALEX_API_KEY")
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return Request(f"{base_url.rstrip('/')}/works/https://doi.org/{quote(doi.strip(), safe=':')}", query, headers)
+    return _polite(f"{base_url.rstrip('/')}/works/https://doi.org/{quote(doi.strip(), safe=':')}",
+                   f"select={','.join(FIELDS)}", environ)
 
 
 def parse_work(status: int, body: bytes) -> Candidate | None:
