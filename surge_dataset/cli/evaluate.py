@@ -81,6 +81,8 @@ def evaluate(
     # every Hub model is cached: read it, never wait on the Hub
     with hub_offline(hub == "unreachable"), EvaluationSession(config, run, data=dataset, processes=processes) as session:
         results = run_with_progress(dataset, passages, out, session, details)
+    if processes is not None:
+        processes.close()
     if results is None:  # another process of the launch: the main one writes the results and prints
         return
     raise typer.Exit(print_results(results, session.config, out, details=details, quiet=quiet, strict=strict))

@@ -118,6 +118,13 @@ class ProcessGroup:
                 "every process must read the same --data and --passages (the same files at the same paths on "
                 "every machine) and run the same command")
 
+    def close(self) -> None:
+        """Wait for every process, then end the process group (a collective, on the way out of a finished run): a
+        process that exits with the group's communication threads still running aborts (``terminate called without
+        an active exception``), and the launcher then fails the whole run."""
+        self.state.wait_for_everyone()
+        self.state.destroy_process_group()
+
     def shares(self) -> list[dict[str, Any]]:
         """Every process's :class:`ModelShare` (a collective), for the results' ``config``."""
         return [asdict(share) for share in self.gather(self.share)]
