@@ -31,7 +31,7 @@ from surge_dataset.importers.marks import (
 from surge_dataset.importers.quality import quality_notes
 from surge_dataset.importers.records import PeerDocument, RefEntry
 from surge_dataset.importers.resolution import TitleMatcher
-from surge_dataset.survey.citations import CITATION_GROUP_RE, read_citation_group
+from surge_dataset.survey.citations import CITATION_GROUP_RE, read_citation_group, split_at_spans
 from surge_dataset.survey.headings import (
     ATX_HEADING_RE,
     is_references_title,
@@ -248,26 +248,10 @@ def _rewrite(doc: PeerDocument, numbering: _Numbering, stats: dict[str, Any]) ->
         return written
 
     # math, code, link targets, the texts of links that cite nothing and heading lines are left as they are
-    pieces = _split(body, sorted([*section_protected_spans(body), *heading_spans(body), *link_texts]))
+    pieces = split_at_spans(body, [*section_protected_spans(body), *heading_spans(body), *link_texts])
     return "".join(links.restore(piece) if protected
                    else combined.sub(dispatch, cites_as_keys(piece))
                    for piece, protected in pieces)
-
-
-def _split(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:
-    """``text`` cut into (piece, protected) pairs, in order; ``spans`` (sorted, maybe overlapping) are protected."""
-    pieces: list[tuple[str, bool]] = []
-    at = 0
-    for start, end in spans:
-        if end <= at:
-            continue
-        if start > at:
-            pieces.append((text[at:start], False))
-        pieces.append((text[max(start, at):end], True))
-        at = end
-    if at < len(text):
-        pieces.append((text[at:], False))
-    return pieces
 
 
 def _ends_in_code(text: str) -> bool:

@@ -34,7 +34,7 @@ __all__ = [
     "expand_citation_range",
     "protected_spans",
     "read_citation_group",
-    "split_protected",
+    "split_at_spans",
 ]
 
 MAX_CITATION_RANGE = 50  # a range [a-b] spanning more numbers than this is kept as its two ends only
@@ -263,13 +263,12 @@ def citation_groups(text: str) -> list[CitationGroup]:
     return found
 
 
-def split_protected(text: str, extra: Iterable[tuple[int, int]] = ()) -> list[tuple[str, bool]]:
-    """``text`` cut into (piece, protected) pairs, in order: the pieces :func:`protected_spans` (and the
-    ``extra`` spans) cover are protected, so a rewriter can leave them as they are."""
-    spans = sorted([*protected_spans(text), *extra])
+def split_at_spans(text: str, spans: Iterable[tuple[int, int]]) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, protected) pairs, in order: the pieces the ``spans`` cover (maybe overlapping, e.g.
+    :func:`protected_spans` and a caller's own) are protected, so a rewriter can leave them as they are."""
     pieces: list[tuple[str, bool]] = []
     at = 0
-    for start, end in spans:
+    for start, end in sorted(spans):
         if end <= at:
             continue
         start = max(start, at)
