@@ -133,6 +133,12 @@ def flat_numbers(text: str, match: re.Match[str], entries: int) -> list[int] | N
     return numbers if all(1 <= n <= entries for n in numbers) else None
 
 
+def _placeholder_pattern(sentinels: tuple[str, str] | None) -> re.Pattern[str]:
+    if sentinels is None:
+        return re.compile(r"(?!)(\d)")
+    return re.compile(re.escape(sentinels[0]) + r"(\d+)" + re.escape(sentinels[1]))
+
+
 @dataclass
 class LinkMarks:
     """Linked citations taken out of a text before the citation pass: each becomes a placeholder (``\\x02i\\x03``,
@@ -142,13 +148,8 @@ class LinkMarks:
     found: list[tuple[list[int], str, str]] = field(default_factory=list)
     originals: list[str] = field(default_factory=list)
     sentinels: tuple[str, str] | None = _SENTINELS[0]
-
-    @property
-    def pattern(self) -> re.Pattern[str]:
-        """A placeholder (matching nothing when no sentinel pair was free)."""
-        if self.sentinels is None:
-            return re.compile(r"(?!)(\d)")
-        return re.compile(re.escape(self.sentinels[0]) + r"(\d+)" + re.escape(self.sentinels[1]))
+    #: A placeholder, compiled once :meth:`take` has chosen the sentinels (matching nothing when none was free).
+    pattern: re.Pattern[str] = field(default_factory=lambda: _placeholder_pattern(_SENTINELS[0]))
 
     def restore(self, text: str) -> str:
         """``text`` with every placeholder written back as it was (a heading's linked citation stays a link)."""
@@ -159,6 +160,7 @@ class LinkMarks:
         that holds every sentinel pair keeps its linked citations as links (never seen outside a hostile input)."""
         held = set(text)
         self.sentinels = next(((a, b) for a, b in _SENTINELS if a not in held and b not in held), None)
+        self.pattern = _placeholder_pattern(self.sentinels)
         if self.sentinels is None:
             return text, _link_text_spans(text)
         out = self._replace(text, LINK_CITE_RE, self._numbered)

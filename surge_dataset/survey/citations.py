@@ -46,7 +46,6 @@ CITATION_GROUP_RE = re.compile(
 )
 #: One item of a group: a number or a range ``a-b`` (``-``, en or em dash).
 CITATION_ITEM_RE = re.compile(r"(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?")
-_PARAGRAPH_END_RE = re.compile(r"\n[ \t]*\n")
 #: Every start of a paragraph end, overlapping ones too (group 1 ends where the match would).
 _PARAGRAPH_ENDS_RE = re.compile(r"\n(?=([ \t]*\n))")
 _TICK_RUN_RE = re.compile(r"`+")
@@ -117,7 +116,8 @@ class _Marks:
         return found[k] if k < len(found) else None
 
     def paragraph_end(self, after: int, stop: int) -> int:
-        """``_PARAGRAPH_END_RE.search(text, after, stop)``'s start, or ``stop`` when there is none."""
+        """Start of the first paragraph end (a line break, blanks, a line break) at or after ``after`` that ends by
+        ``stop``, else ``stop``."""
         if self._paragraph_ends is None:  # every match start, overlapping ones too ("\n\n\n" holds two)
             self._paragraph_ends = [(m.start(), m.end(1)) for m in _PARAGRAPH_ENDS_RE.finditer(self.text)]
         k = bisect.bisect_left(self._paragraph_ends, (after, -1))
